@@ -1,0 +1,5 @@
+"""Imports every command module so that it registers itself on `kg.cli.main`."""
+
+from __future__ import annotations
+
+# One line per command module; keep sorted.

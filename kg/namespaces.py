@@ -1,0 +1,84 @@
+"""RDF namespaces of the graph contract.
+
+`KG` is the project's ontology namespace. Its IRI is permanent-style (w3id.org redirects are
+the usual way to keep such IRIs resolvable); it never changes between releases. Resource IRIs
+(papers, concepts, evidence) live under a base the user chooses with `--base`; `DEFAULT_BASE`
+is used otherwise.
+
+`KG` is a `DefinedNamespace`: `KG.uses` works, `KG.usse` raises, so a typo cannot mint a new
+term silently.
+"""
+
+from __future__ import annotations
+
+from rdflib.namespace import DefinedNamespace, Namespace
+from rdflib.term import URIRef
+
+KG_IRI = "https://w3id.org/paperkg/ontology#"
+DEFAULT_BASE = "https://w3id.org/paperkg/resource/"
+
+SCHEMA_IRI = "https://schema.org/"
+DCTERMS_IRI = "http://purl.org/dc/terms/"
+SKOS_IRI = "http://www.w3.org/2004/02/skos/core#"
+PROV_IRI = "http://www.w3.org/ns/prov#"
+RDF_IRI = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RDFS_IRI = "http://www.w3.org/2000/01/rdf-schema#"
+OWL_IRI = "http://www.w3.org/2002/07/owl#"
+XSD_IRI = "http://www.w3.org/2001/XMLSchema#"
+
+
+class KG(DefinedNamespace):
+    """The paperkg ontology (see kg/data/ontology.ttl for labels and comments)."""
+
+    _NS = Namespace(KG_IRI)
+    _fail = True
+
+    # Concept classes (each rdfs:subClassOf skos:Concept)
+    Model: URIRef
+    Method: URIRef
+    Task: URIRef
+    Dataset: URIRef
+    Metric: URIRef
+    Concept: URIRef
+    # Provenance classes
+    Evidence: URIRef
+    Sentence: URIRef
+    Extractor: URIRef
+    # Paper -> concept link properties (roles are sub-properties of kg:mentions)
+    mentions: URIRef
+    proposes: URIRef
+    uses: URIRef
+    addresses: URIRef
+    evaluatesOn: URIRef
+    measures: URIRef
+    comparesWith: URIRef
+    hasKeyword: URIRef
+    # Evidence properties
+    paper: URIRef
+    concept: URIRef
+    role: URIRef
+    text: URIRef
+    field: URIRef
+    start: URIRef
+    end: URIRef
+    inSentence: URIRef
+    # Concept properties
+    acronym: URIRef
+    paperCount: URIRef
+    # Paper metadata without a standard term
+    venue: URIRef
+    status: URIRef
+    authorList: URIRef
+
+
+PREFIXES: dict[str, str] = {
+    "kg": KG_IRI,
+    "schema": SCHEMA_IRI,
+    "dcterms": DCTERMS_IRI,
+    "skos": SKOS_IRI,
+    "prov": PROV_IRI,
+    "rdf": RDF_IRI,
+    "rdfs": RDFS_IRI,
+    "owl": OWL_IRI,
+    "xsd": XSD_IRI,
+}

@@ -1,0 +1,189 @@
+"""Plain data types passed between the pipeline stages.
+
+read -> extract -> canonicalise -> build graph -> serialise/query/visualise.
+spaCy objects never leave `kg.extract`; RDF objects never enter it. Every type here is a frozen
+dataclass of plain values so that stages can be called and tested alone, and results pickled
+across processes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class ConceptType(StrEnum):
+    """The type of a concept node; the value is the local name of its `kg:` class."""
+
+    MODEL = "Model"
+    METHOD = "Method"
+    TASK = "Task"
+    DATASET = "Dataset"
+    METRIC = "Metric"
+    CONCEPT = "Concept"
+
+
+class Role(StrEnum):
+    """The role a concept plays for a paper; the value is the local name of its `kg:` property."""
+
+    PROPOSES = "proposes"
+    ADDRESSES = "addresses"
+    EVALUATES_ON = "evaluatesOn"
+    MEASURES = "measures"
+    COMPARES_WITH = "comparesWith"
+    USES = "uses"
+    MENTIONS = "mentions"
+
+    @property
+    def rank(self) -> int:
+        """Lower is stronger: a link's role is the strongest role among its mentions."""
+        return _ROLE_RANK[self]
+
+
+_ROLE_RANK = {role: i for i, role in enumerate(Role)}
+
+
+class Field(StrEnum):
+    """Which part of a paper record a mention was found in."""
+
+    TITLE = "title"
+    ABSTRACT = "abstract"
+    KEYWORDS = "keywords"
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One paper record as read, with every piece of metadata it had.
+
+    `source` and `record` say where it came from (file path and 1-based record number) so that
+    every later message can point back to the input.
+    """
+
+    id: str
+    abstract: str | None
+    title: str | None = None
+    keywords: tuple[str, ...] = ()
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    venue: str | None = None
+    url: str | None = None
+    status: str | None = None
+    collection: str | None = None
+    source: str = ""
+    record: int = 0
+    # Links found in metadata fields (github, project, pdf, ...), in record order.
+    links: tuple[str, ...] = ()
+    # Every other field of the record, stringified, in record order.
+    extra: tuple[tuple[str, str], ...] = ()
+
+    def text(self, part: Field) -> str:
+        """The text of one field ("" when absent); mention offsets index into it."""
+        if part is Field.TITLE:
+            return self.title or ""
+        if part is Field.ABSTRACT:
+            return self.abstract or ""
+        return "; ".join(self.keywords)
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A character span `[start, end)` in one field of a paper."""
+
+    field: Field
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """One occurrence of a concept in a paper, with the evidence for it.
+
+    `text` is the surface form exactly as it appears at `span`; `label` is the cleaned name the
+    extractor proposes (trimmed of determiners, hyphenation repaired); `long_form` is set when the
+    paper defines this mention as an acronym (or this mention is the acronym's long form, then
+    `short_form` is set).
+    """
+
+    text: str
+    label: str
+    span: Span
+    sentence: Span
+    ctype: ConceptType
+    role: Role
+    extractor: str
+    long_form: str | None = None
+    short_form: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Acronym:
+    """An acronym definition found in a paper: `short` stands for `long`."""
+
+    short: str
+    long: str
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Extraction:
+    """What extraction found in one paper."""
+
+    paper_id: str
+    mentions: tuple[Mention, ...] = ()
+    acronyms: tuple[Acronym, ...] = ()
+    # URLs found in the title/abstract text (code repositories, project pages).
+    urls: tuple[str, ...] = ()
+    sentences: tuple[Span, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Concept:
+    """One node per concept across the corpus.
+
+    `key` is the canonical key the IRI is minted from: stable across runs for the same label.
+    """
+
+    key: str
+    pref_label: str
+    ctype: ConceptType
+    alt_labels: tuple[str, ...] = ()
+    acronyms: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A paper -> concept link: its role and every mention that supports it."""
+
+    paper_id: str
+    concept_key: str
+    role: Role
+    mentions: tuple[Mention, ...]
+
+    @property
+    def from_metadata(self) -> bool:
+        """True when the link comes only from the record's author keywords."""
+        return all(m.span.field is Field.KEYWORDS for m in self.mentions)
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedRecord:
+    """A record that could not be read, and why."""
+
+    source: str
+    record: int
+    reason: str
+
+
+@dataclass(slots=True)
+class Corpus:
+    """Everything one build knows: papers, their concepts and links.
+
+    Ordered deterministically (papers in input order; concepts and links sorted by key) so that
+    the graph built from it is byte-identical for the same input.
+    """
+
+    papers: list[Paper] = field(default_factory=list)
+    extractions: dict[str, Extraction] = field(default_factory=dict)
+    concepts: dict[str, Concept] = field(default_factory=dict)
+    links: list[Link] = field(default_factory=list)
+    skipped: list[SkippedRecord] = field(default_factory=list)
