@@ -1,0 +1,99 @@
+"""Text normalisation shared by canonicalisation, the gazetteer and evaluation.
+
+`norm_key` is the matching key of a label: two labels with the same key name the same concept
+(up to acronym handling, which is canonicalisation's job). It folds case, diacritics,
+hyphen/space/underscore variants and a simple English plural on the last word, as the gold
+guidelines describe.
+
+>>> norm_key("Large Language Models")
+'large language model'
+>>> norm_key("large-language model")
+'large language model'
+>>> norm_key("Fréchet Video Distance") == norm_key("frechet video distances")
+True
+>>> norm_key("LLMs")
+'llm'
+>>> norm_key("GPT-4o")
+'gpt 4o'
+>>> norm_key("analysis")
+'analysis'
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+_SEPARATORS = re.compile(r"[\s\-‐‑‒–—_/]+")
+_STRIP = re.compile(r"^[^\w]+|[^\w+#]+$")
+_WS = re.compile(r"\s+")
+
+# Last words that end in "s" but are not plurals (or whose singular is the same word).
+_NOT_PLURAL = frozenset(
+    """analysis basis axis thesis hypothesis synthesis diagnosis emphasis prognosis parenthesis
+    kinematics dynamics physics mathematics statistics economics robotics linguistics semantics
+    genomics graphics electronics optics mechanics ethics logistics pragmatics phonetics
+    series species news bias gas lens corpus status focus consensus census calculus radius
+    stimulus bonus campus virus nexus apparatus plus minus versus atlas canvas chaos cos
+    process success access loss less class mass gauss boss pass glass cross express
+    this its is was has does always sometimes perhaps whereas thus various previous
+    numerous continuous autonomous heterogeneous homogeneous simultaneous spontaneous
+    anonymous ambiguous analogous endogenous exogenous
+    us gps os ios mas kits ars lps mis qs
+    """.split()
+)
+
+
+def fold_diacritics(text: str) -> str:
+    """'Fréchet' -> 'Frechet' (compatibility decomposition, combining marks dropped)."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
+
+
+def singularize(word: str) -> str:
+    """A conservative English singular of one lower-cased word.
+
+    >>> [singularize(w) for w in ["models", "llms", "queries", "boxes", "analysis", "heads"]]
+    ['model', 'llm', 'query', 'box', 'analysis', 'head']
+    """
+    if len(word) <= 3 or word in _NOT_PLURAL or not word.endswith("s"):
+        return word
+    if word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "xes", "zes", "sses")):
+        return word[:-2]
+    if word.endswith("'s"):
+        return word[:-2]
+    return word[:-1]
+
+
+def norm_key(label: str) -> str:
+    """The matching key of a label (see module docstring)."""
+    text = fold_diacritics(label).lower()
+    text = text.replace("’", "'")
+    text = _SEPARATORS.sub(" ", text)
+    text = _STRIP.sub("", text.strip())
+    text = _WS.sub(" ", text).strip()
+    if not text:
+        return ""
+    head, _, last = text.rpartition(" ")
+    last = singularize(last)
+    return f"{head} {last}" if head else last
+
+
+def slug(key: str) -> str:
+    """An IRI-safe slug of a key: lower-case ASCII letters, digits, '.', '-' and '_'.
+
+    Characters outside that set become '-' runs, except '+' -> 'plus' and '#' -> 'sharp' so that
+    'C++' and 'C#' keep distinct slugs.
+
+    >>> slug("large language model")
+    'large-language-model'
+    >>> slug("gpt 4o")
+    'gpt-4o'
+    """
+    text = fold_diacritics(key).lower().replace("+", "plus").replace("#", "sharp")
+    text = re.sub(r"[^a-z0-9._]+", "-", text).strip("-.")
+    return text or "_"
