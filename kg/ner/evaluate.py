@@ -1,0 +1,156 @@
+"""Standard entity scoring: micro precision/recall/F1 on exact span and type, per type.
+
+A predicted entity counts only when its first token, last token and label all equal a gold
+entity's (the CoNLL-2003 / SciERC convention). The model runs on each corpus's own tokens, so
+spans compare token for token.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from kg.ner.corpora import CorpusFormat, GoldDoc, detect_format, read_gold
+
+if TYPE_CHECKING:
+    from spacy.language import Language
+
+# SciERC labels as TDMSci names them; the model's other labels have no TDMSci counterpart.
+SCIERC_TO_TDMSCI = {"Task": "TASK", "Material": "DATASET", "Metric": "METRIC"}
+
+Triple = tuple[int, int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class TypeScore:
+    """Counts for one label (or all): true positives, false positives, false negatives."""
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 0.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 0.0
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class EntityReport:
+    """Entity scores on one corpus: per label and micro-averaged over all labels."""
+
+    source: str
+    docs: int
+    by_type: dict[str, TypeScore] = field(default_factory=dict)
+
+    @property
+    def micro(self) -> TypeScore:
+        return TypeScore(
+            tp=sum(s.tp for s in self.by_type.values()),
+            fp=sum(s.fp for s in self.by_type.values()),
+            fn=sum(s.fn for s in self.by_type.values()),
+        )
+
+    def table(self) -> str:
+        """A plain-text table: one row per label, then the micro average.
+
+        >>> r = EntityReport("x", 1, {"Task": TypeScore(tp=3, fp=1, fn=1)})
+        >>> print(r.table())
+        x (1 docs): entity micro P/R/F1, exact span + type
+        type   gold  pred    tp      P      R     F1
+        Task      4     4     3  0.750  0.750  0.750
+        ALL       4     4     3  0.750  0.750  0.750
+        """
+        width = max([len("type"), *(len(t) for t in self.by_type)])
+        lines = [
+            f"{self.source} ({self.docs} docs): entity micro P/R/F1, exact span + type",
+            f"{'type':<{width}}  {'gold':>5} {'pred':>5} {'tp':>5} {'P':>6} {'R':>6} {'F1':>6}",
+        ]
+        rows = [*sorted(self.by_type.items()), ("ALL", self.micro)]
+        for name, s in rows:
+            lines.append(
+                f"{name:<{width}}  {s.tp + s.fn:>5} {s.tp + s.fp:>5} {s.tp:>5} "
+                f"{s.precision:>6.3f} {s.recall:>6.3f} {s.f1:>6.3f}"
+            )
+        return "\n".join(lines)
+
+
+def score_entities(
+    gold: Iterable[Iterable[Triple]], predicted: Iterable[Iterable[Triple]], *, source: str = ""
+) -> EntityReport:
+    """Score predicted against gold entities, document by document.
+
+    Each document is a collection of `(start, end, label)`; duplicates count once.
+
+    >>> gold, pred = [(0, 2, "Task"), (3, 4, "Method")], [(0, 2, "Task"), (3, 5, "Method")]
+    >>> r = score_entities([gold], [pred])
+    >>> r.by_type["Method"], round(r.micro.f1, 3)
+    (TypeScore(tp=0, fp=1, fn=1), 0.5)
+    """
+    counts: dict[str, Counter[str]] = {}
+    docs = 0
+    for gold_doc, pred_doc in zip(gold, predicted, strict=True):
+        docs += 1
+        g, p = set(gold_doc), set(pred_doc)
+        for triples, key in ((g & p, "tp"), (p - g, "fp"), (g - p, "fn")):
+            for _, _, label in triples:
+                counts.setdefault(label, Counter())[key] += 1
+    by_type = {label: TypeScore(c["tp"], c["fp"], c["fn"]) for label, c in sorted(counts.items())}
+    return EntityReport(source, docs, by_type)
+
+
+def evaluate_entities(
+    nlp_or_model_path: Language | str | Path,
+    gold_path: str | Path,
+    *,
+    fmt: CorpusFormat | str | None = None,
+) -> EntityReport:
+    """Run a pipeline on an annotated corpus (SciERC JSON or TDMSci CoNLL) and score it.
+
+    The pipeline tags the corpus's own tokens (its tokenizer is not used). Its entities are
+    `doc.ents`, or the spans of a `spancat` component. On TDMSci, SciERC labels are renamed
+    (Task -> TASK, Material -> DATASET, Metric -> METRIC) and the others ignored, since TDMSci
+    annotates only those three types.
+    """
+    from kg.ner.model import load_model, predicted_spans
+
+    gold_path = Path(gold_path)
+    kind = CorpusFormat(fmt) if fmt is not None else detect_format(gold_path)
+    gold_docs = read_gold(gold_path, fmt=kind)
+    nlp = (
+        nlp_or_model_path
+        if not isinstance(nlp_or_model_path, str | Path)
+        else load_model(nlp_or_model_path)
+    )
+    rename = SCIERC_TO_TDMSCI if kind is CorpusFormat.TDMSCI else None
+    predicted = []
+    for doc in nlp.pipe(_bare_docs(gold_docs, nlp)):
+        triples = []
+        for start, end, label in predicted_spans(doc):
+            if rename is not None:
+                label = rename.get(label, label if label in rename.values() else "")
+            if label:
+                triples.append((start, end, label))
+        predicted.append(triples)
+    gold = [[(e.start, e.end, e.label) for e in d.entities] for d in gold_docs]
+    return score_entities(gold, predicted, source=str(gold_path))
+
+
+def _bare_docs(gold_docs: list[GoldDoc], nlp: Language) -> Iterable[object]:
+    from spacy.tokens import Doc
+
+    for d in gold_docs:
+        yield Doc(
+            nlp.vocab, words=list(d.words), spaces=list(d.spaces), sent_starts=list(d.sent_starts)
+        )
