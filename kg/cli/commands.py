@@ -3,3 +3,4 @@
 from __future__ import annotations
 
 # One line per command module; keep sorted.
+from kg.cli import train_cmd  # noqa: F401
