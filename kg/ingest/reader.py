@@ -1,0 +1,108 @@
+"""`read_papers`: every input file, in order, as `Paper`s; bad records reported, not fatal."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO
+
+from kg.errors import InputError
+from kg.ingest.dedup import Deduplicator
+from kg.ingest.records import WHOLE_FILE, BadRecord, RawRecord, to_paper
+from kg.ingest.report import DuplicateAction, IngestReport
+from kg.ingest.sources import Format, Source, inspect
+from kg.types import Paper, SkippedRecord
+
+log = logging.getLogger("kg.ingest")
+
+
+def _reader(source: Source) -> Callable[[BinaryIO], Iterator[RawRecord]]:
+    """The record reader of a format (format modules are imported only when used)."""
+    if source.format is Format.TEXT:
+        from kg.ingest.text import read_text
+
+        return read_text
+    if source.format is Format.JSON:
+        from kg.ingest.jsonfile import read_json
+
+        return read_json
+    if source.format is Format.JSONL:
+        from kg.ingest.jsonfile import read_jsonl
+
+        return read_jsonl
+    if source.format in (Format.CSV, Format.TSV):
+        from kg.ingest.csvfile import read_csv
+
+        delimiter = "\t" if source.format is Format.TSV else ","
+        return lambda stream: read_csv(stream, delimiter)
+    from kg.ingest.bibtex import read_bibtex
+
+    return read_bibtex
+
+
+def read_papers(
+    paths: Iterable[str | os.PathLike[str]],
+    *,
+    report: IngestReport | None = None,
+    strict: bool = False,
+) -> Iterator[Paper]:
+    """The papers in `paths`, in input order, read lazily (JSON Lines, CSV, text stream).
+
+    All paths are checked before the first paper is yielded: a missing or unreadable file or
+    an unknown format raises `InputError`. A bad record is logged (logger `kg.ingest`), added
+    to `report.skipped` and skipped; with `strict=True` it raises `InputError` instead, as
+    does a duplicate id. Duplicate ids are merged (same title and abstract) or renamed
+    `{id}~2` (different content) and listed in `report.duplicates`.
+    """
+    report = report if report is not None else IngestReport()
+    sources = [inspect(path) for path in paths]
+    dedup = Deduplicator()
+    for source in sources:
+        separators = ",;" if source.format is Format.BIBTEX else ";"
+        with source.open() as stream:
+            try:
+                for raw in _reader(source)(stream):
+                    paper = _paper(raw, source, separators, report, strict)
+                    if paper is None:
+                        continue
+                    duplicate = dedup.check(paper)
+                    report.read += 1
+                    if duplicate is None:
+                        yield paper
+                        continue
+                    if strict:
+                        raise InputError(
+                            duplicate.describe(), source=source.path, record=raw.number
+                        )
+                    report.duplicates.append(duplicate)
+                    log.info("%s", duplicate.describe())
+                    if duplicate.action is DuplicateAction.RENAMED:
+                        yield dataclasses.replace(paper, id=duplicate.new_id)
+            except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
+                raise InputError(
+                    f"cannot read the file ({exc}); is it truncated or corrupt?", source=source.path
+                ) from exc
+
+
+def _paper(
+    raw: RawRecord, source: Source, separators: str, report: IngestReport, strict: bool
+) -> Paper | None:
+    """The paper of one raw record, or None after reporting why it is skipped."""
+    reason = raw.error
+    if reason is None and raw.fields is not None:
+        try:
+            return to_paper(
+                raw.fields, source=source, record=raw.number, list_separators=separators
+            )
+        except BadRecord as exc:
+            reason = str(exc)
+    reason = reason or "record has no fields"
+    record = None if raw.number == WHOLE_FILE else raw.number
+    if strict:
+        raise InputError(reason, source=source.path, record=record)
+    report.skipped.append(SkippedRecord(source.path, raw.number, reason))
+    where = source.path if record is None else f"{source.path}, record {record}"
+    log.warning("%s: skipped: %s", where, reason)
+    return None
