@@ -1,0 +1,239 @@
+"""Score a built graph against a gold annotation of paper -> concept links.
+
+The metric is the one of ../shared/data/gold/GUIDELINES.md: recall over `must` concepts;
+precision = predicted concepts matching any gold concept (must or ok) / all predicted
+concepts, per paper; matching on `norm_key` of a label against the gold label or any alias.
+Type accuracy is over matched concepts (a predicted type is right when the gold lists it among
+the acceptable types); proposes precision/recall compare the `proposes` role.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kg.errors import InputError
+from kg.normalize import norm_key
+from kg.types import Corpus
+
+
+@dataclass(frozen=True, slots=True)
+class GoldConcept:
+    label: str
+    keys: frozenset[str]
+    types: tuple[str, ...]
+    role: str
+    must: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GoldPaper:
+    n: int
+    abstract_start: str
+    concepts: tuple[GoldConcept, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Predicted:
+    """One concept linked from a paper: its labels (pref first), type and role."""
+
+    labels: tuple[str, ...]
+    ctype: str
+    role: str
+
+    @property
+    def keys(self) -> frozenset[str]:
+        return frozenset(k for k in (norm_key(x) for x in self.labels) if k)
+
+
+@dataclass
+class Report:
+    """Counts and the lists a developer reads to improve extraction."""
+
+    papers: int = 0
+    must_total: int = 0
+    must_found: int = 0
+    predicted: int = 0
+    correct: int = 0
+    typed: int = 0
+    typed_right: int = 0
+    proposes_predicted: int = 0
+    proposes_right: int = 0
+    proposes_gold: int = 0
+    proposes_found: int = 0
+    misses: list[tuple[int, str, str]] = field(default_factory=list)
+    false_positives: list[tuple[int, str, str]] = field(default_factory=list)
+    wrong_types: list[tuple[int, str, str, str]] = field(default_factory=list)
+    proposes_errors: list[tuple[int, str, str]] = field(default_factory=list)
+
+    @staticmethod
+    def _ratio(a: int, b: int) -> float:
+        return a / b if b else 0.0
+
+    @property
+    def must_recall(self) -> float:
+        return self._ratio(self.must_found, self.must_total)
+
+    @property
+    def precision(self) -> float:
+        return self._ratio(self.correct, self.predicted)
+
+    @property
+    def f1(self) -> float:
+        p, r = self.precision, self.must_recall
+        return 2 * p * r / (p + r) if p + r else 0.0
+
+    @property
+    def type_accuracy(self) -> float:
+        return self._ratio(self.typed_right, self.typed)
+
+    @property
+    def proposes_precision(self) -> float:
+        return self._ratio(self.proposes_right, self.proposes_predicted)
+
+    @property
+    def proposes_recall(self) -> float:
+        return self._ratio(self.proposes_found, self.proposes_gold)
+
+    def summary(self) -> str:
+        """The headline figures, one per line."""
+        rows = [
+            ("papers", f"{self.papers}"),
+            ("must-recall", f"{self.must_recall:.3f}  ({self.must_found}/{self.must_total})"),
+            ("precision", f"{self.precision:.3f}  ({self.correct}/{self.predicted})"),
+            ("F1", f"{self.f1:.3f}"),
+            ("type accuracy", f"{self.type_accuracy:.3f}  ({self.typed_right}/{self.typed})"),
+            ("proposes precision",
+             f"{self.proposes_precision:.3f}  ({self.proposes_right}/{self.proposes_predicted})"),
+            ("proposes recall",
+             f"{self.proposes_recall:.3f}  ({self.proposes_found}/{self.proposes_gold})"),
+        ]
+        width = max(len(name) for name, _ in rows)
+        return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
+
+    def details(self) -> str:
+        """Misses, false positives, wrong types and proposes errors, one per line."""
+        lines = [f"misses ({len(self.misses)}):"]
+        lines += [f"  [{n}] {label} ({t})" for n, label, t in self.misses]
+        lines.append(f"false positives ({len(self.false_positives)}):")
+        lines += [f"  [{n}] {label} ({t})" for n, label, t in self.false_positives]
+        lines.append(f"wrong types ({len(self.wrong_types)}):")
+        lines += [f"  [{n}] {label}: {got}, gold {want}" for n, label, got, want in
+                  self.wrong_types]
+        lines.append(f"proposes errors ({len(self.proposes_errors)}):")
+        lines += [f"  [{n}] {label}: {what}" for n, label, what in self.proposes_errors]
+        return "\n".join(lines)
+
+
+def load_gold(path: str | Path) -> list[GoldPaper]:
+    """Read a gold file in the format of ../shared/data/gold/iclr2025_gold.json."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        papers = []
+        for i, record in enumerate(data["papers"], 1):
+            concepts = tuple(
+                GoldConcept(
+                    label=c["label"],
+                    keys=frozenset(norm_key(x) for x in [c["label"], *c.get("aliases", [])]),
+                    types=tuple(c["types"]),
+                    role=c["role"],
+                    must=c["need"] == "must",
+                )
+                for c in record["concepts"]
+            )
+            papers.append(GoldPaper(record.get("n", i), record["abstract_start"], concepts))
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise InputError(f"not a gold annotation file ({exc})", source=str(path)) from exc
+    return papers
+
+
+def _align(gold: list[GoldPaper], abstracts: Mapping[str, str]) -> dict[int, str]:
+    """Gold paper number -> predicted paper id, by the start of the abstract."""
+    norm = {pid: " ".join(text.split()) for pid, text in abstracts.items()}
+    aligned: dict[int, str] = {}
+    for paper in gold:
+        start = " ".join(paper.abstract_start.split())
+        match = [pid for pid, text in norm.items() if text.startswith(start)]
+        if match:
+            aligned[paper.n] = match[0]
+    return aligned
+
+
+def evaluate(
+    gold: list[GoldPaper],
+    abstracts: Mapping[str, str],
+    predictions: Mapping[str, Iterable[Predicted]],
+) -> Report:
+    """Score `predictions` (paper id -> linked concepts) against `gold`."""
+    report = Report()
+    aligned = _align(gold, abstracts)
+    for paper in gold:
+        pid = aligned.get(paper.n)
+        if pid is None:
+            raise InputError(
+                f"gold paper {paper.n} ({paper.abstract_start[:40]!r}…) is not in the graph",
+            )
+        preds = list(predictions.get(pid, ()))
+        report.papers += 1
+        matched_gold: set[int] = set()
+        for pred in preds:
+            keys = pred.keys
+            hits = [i for i, g in enumerate(paper.concepts) if g.keys & keys]
+            report.predicted += 1
+            if pred.role == "proposes":
+                report.proposes_predicted += 1
+            if not hits:
+                report.false_positives.append((paper.n, pred.labels[0], pred.ctype))
+                if pred.role == "proposes":
+                    report.proposes_errors.append((paper.n, pred.labels[0], "not in gold"))
+                continue
+            report.correct += 1
+            matched_gold.update(hits)
+            best = paper.concepts[hits[0]]
+            report.typed += 1
+            if pred.ctype in best.types:
+                report.typed_right += 1
+            else:
+                report.wrong_types.append((paper.n, pred.labels[0], pred.ctype, "/".join(best.types)))
+            gold_roles = {paper.concepts[i].role for i in hits}
+            if pred.role == "proposes":
+                if "proposes" in gold_roles:
+                    report.proposes_right += 1
+                else:
+                    report.proposes_errors.append(
+                        (paper.n, pred.labels[0], f"predicted proposes, gold {best.role}"))
+        for i, g in enumerate(paper.concepts):
+            if g.must:
+                report.must_total += 1
+                if i in matched_gold:
+                    report.must_found += 1
+                else:
+                    report.misses.append((paper.n, g.label, "/".join(g.types)))
+            if g.role == "proposes":
+                report.proposes_gold += 1
+                found = any(
+                    pred.role == "proposes" and g.keys & pred.keys for pred in preds
+                )
+                if found:
+                    report.proposes_found += 1
+                elif i in matched_gold:
+                    report.proposes_errors.append((paper.n, g.label, "gold proposes, not predicted"))
+    return report
+
+
+def predictions_from_corpus(corpus: Corpus) -> tuple[dict[str, str], dict[str, list[Predicted]]]:
+    """(abstracts by paper id, predicted concepts by paper id) of a built corpus."""
+    abstracts = {p.id: p.abstract or "" for p in corpus.papers}
+    preds: dict[str, list[Predicted]] = {}
+    for link in corpus.links:
+        concept = corpus.concepts[link.concept_key]
+        if link.from_metadata:
+            continue
+        preds.setdefault(link.paper_id, []).append(
+            Predicted((concept.pref_label, *concept.alt_labels), concept.ctype.value,
+                      link.role.value)
+        )
+    return abstracts, preds

@@ -1,0 +1,170 @@
+"""Extraction: papers in, `Extraction`s (mentions, acronyms, URLs, sentences) out.
+
+spaCy objects never leave this package. `Extractor` loads the pipeline once; `extract_all`
+streams papers through `nlp.pipe` and, for large inputs, through worker processes that each
+load their own pipeline and send back plain `Extraction` records (cheap to pickle, unlike Docs).
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
+from itertools import islice
+
+from spacy.language import Language
+
+from kg.extract.assemble import GazetteerLookup, ParsedField, assemble
+from kg.extract.candidates import collect
+from kg.extract.pipeline import load_nlp
+from kg.extract.textfix import repair
+from kg.types import Acronym, ConceptType, Extraction, Field, Paper, Span
+
+__all__ = ["Extractor", "extract_urls"]
+
+_URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'{}|\\^`\]]+|\b(?:github|gitlab)\.com/[\w./-]+")
+_URL_TRAIL = ".,;:)]}>'\""
+
+
+def extract_urls(text: str) -> list[str]:
+    """URLs in free text, trailing punctuation trimmed, in order, without duplicates.
+
+    >>> extract_urls("Code: https://github.com/a/b. See www.x.org/p (and github.com/c/d).")
+    ['https://github.com/a/b', 'https://www.x.org/p', 'https://github.com/c/d']
+    """
+    found: list[str] = []
+    for match in _URL.finditer(text):
+        url = match.group(0).rstrip(_URL_TRAIL)
+        if url.count("(") < url.count(")"):
+            url = url.rstrip(")")
+        if not url.startswith("http"):
+            url = "https://" + url
+        if url not in found:
+            found.append(url)
+    return found
+
+
+@cache
+def _default_gazetteer() -> tuple[list[tuple[str, str]], GazetteerLookup]:
+    """(terms for the SpanRuler, lookup) from the shipped gazetteer (kg.vocab)."""
+    from kg.vocab import Gazetteer
+
+    gaz = Gazetteer.load()
+    terms = [(label, ctype.value) for label, ctype in gaz.terms()]
+
+    def lookup(label: str) -> Sequence[tuple[ConceptType, bool]]:
+        return [(e.type, e.generic) for e in gaz.lookup(label)]
+
+    return terms, lookup
+
+
+def _no_gazetteer(label: str) -> Sequence[tuple[ConceptType, bool]]:
+    return ()
+
+
+class Extractor:
+    """Runs the extraction pipeline over papers."""
+
+    def __init__(self, nlp: Language, gazetteer: GazetteerLookup | None = None) -> None:
+        self.nlp = nlp
+        self.gazetteer = gazetteer or _no_gazetteer
+
+    @classmethod
+    def load(cls, model: str | None = None, *, use_gazetteer: bool = True) -> Extractor:
+        """The default extractor: English pipeline + shipped gazetteer."""
+        if use_gazetteer:
+            terms, lookup = _default_gazetteer()
+            return cls(load_nlp(model, gazetteer_terms=terms), lookup)
+        return cls(load_nlp(model))
+
+    def extract(self, paper: Paper) -> Extraction:
+        """Extract one paper."""
+        return next(self._run([paper], batch_size=1))
+
+    def extract_all(
+        self,
+        papers: Iterable[Paper],
+        *,
+        n_process: int = 1,
+        batch_size: int = 64,
+    ) -> Iterator[Extraction]:
+        """Extract many papers, in input order; `n_process > 1` uses worker processes."""
+        if n_process <= 1:
+            yield from self._run(papers, batch_size=batch_size)
+            return
+        yield from _parallel(papers, n_process=n_process, batch_size=batch_size)
+
+    def _run(self, papers: Iterable[Paper], *, batch_size: int) -> Iterator[Extraction]:
+        papers_iter = iter(papers)
+        while True:
+            chunk = list(islice(papers_iter, batch_size))
+            if not chunk:
+                return
+            yield from self._run_chunk(chunk, batch_size)
+
+    def _run_chunk(self, chunk: list[Paper], batch_size: int) -> Iterator[Extraction]:
+        jobs: list[tuple[int, Field, str]] = []
+        for i, paper in enumerate(chunk):
+            for part in (Field.TITLE, Field.ABSTRACT):
+                text = paper.text(part)
+                if text.strip() and paper.abstract:
+                    jobs.append((i, part, text))
+        repaired = [repair(text) for _, _, text in jobs]
+        docs = self.nlp.pipe((r.text for r in repaired), batch_size=batch_size)
+        per_paper: dict[int, list[ParsedField]] = {}
+        sentences: dict[int, list[Span]] = {}
+        for (i, part, _), fixed, doc in zip(jobs, repaired, docs, strict=True):
+            per_paper.setdefault(i, []).append(
+                ParsedField(part, fixed, collect(doc, is_title=part is Field.TITLE))
+            )
+            sentences.setdefault(i, []).extend(
+                Span(part, *fixed.to_original(s.start_char, s.end_char)) for s in doc.sents
+            )
+        for i, paper in enumerate(chunk):
+            fields = per_paper.get(i, [])
+            original = {f.field: paper.text(f.field) for f in fields}
+            mentions = assemble(original, fields, self.gazetteer)
+            acronyms = tuple(
+                Acronym(short, long, Span(f.field, *f.repaired.to_original(s, e)))
+                for f in fields
+                for short, long, s, e in f.candidates.definitions
+            )
+            urls = extract_urls(" ".join(original.values()))
+            yield Extraction(
+                paper_id=paper.id,
+                mentions=tuple(mentions),
+                acronyms=acronyms,
+                urls=tuple(urls),
+                sentences=tuple(sentences.get(i, ())),
+            )
+
+
+# --- worker processes ---------------------------------------------------------------------
+
+_WORKER: Extractor | None = None
+
+
+def _init_worker() -> None:
+    global _WORKER
+    _WORKER = Extractor.load()
+
+
+def _work(batch: list[Paper]) -> list[Extraction]:
+    assert _WORKER is not None
+    return list(_WORKER._run(batch, batch_size=len(batch)))
+
+
+def _parallel(papers: Iterable[Paper], *, n_process: int, batch_size: int) -> Iterator[Extraction]:
+    """Fan batches of papers out to `n_process` workers; results come back in input order."""
+    ctx = mp.get_context("spawn")
+    batches = _batched(papers, batch_size)
+    with ctx.Pool(n_process, initializer=_init_worker) as pool:
+        for result in pool.imap(_work, batches):
+            yield from result
+
+
+def _batched(items: Iterable[Paper], size: int) -> Iterator[list[Paper]]:
+    it = iter(items)
+    while batch := list(islice(it, size)):
+        yield batch

@@ -1,0 +1,187 @@
+"""Acronym definitions: "long form (SF)", "SF (long form)", "SF, the long form", "a.k.a.".
+
+The matching of a short form against candidate long-form words is the algorithm of
+Schwartz & Hearst (2003), "A simple algorithm for identifying abbreviation definitions in
+biomedical text" (PSB 2003): walk the short form right to left, finding each character in the
+long form, the first one at the start of a word; the long form is the shortest word-aligned
+suffix of the candidate text that contains the match.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from spacy.tokens import Doc, Span
+
+_SHORT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-./&]{0,11}$")
+_STOP_PAREN = frozenset({"e.g.", "i.e.", "e.g", "i.e", "eg", "ie", "cf", "cf.", "see", "resp", "resp."})
+# Tokens that end a candidate long form when walking left from the parenthesis.
+_BOUNDARY_TEXT = frozenset({",", ";", ":", "(", ")", "[", "]", "{", "}", "\"", "“", "”", "—", "–"})
+_AKA = re.compile(r"^(a\.?k\.?a\.?|aka)$", re.IGNORECASE)
+
+
+def is_short_form(text: str) -> bool:
+    """Could `text` be an acronym? Needs a letter, an upper-case letter and at most 12 chars.
+
+    >>> [is_short_form(t) for t in ["LQCA", "DiTs", "FiSAO", "e.g.", "data", "2024", "KV"]]
+    [True, True, True, False, False, False, True]
+    """
+    if not _SHORT_OK.match(text) or text.lower() in _STOP_PAREN:
+        return False
+    letters = [c for c in text if c.isalpha()]
+    if not letters or not any(c.isupper() for c in letters):
+        return False
+    return not (len(letters) > 1 and text.istitle() and text.isalpha() and len(text) > 5)
+
+
+def find_best_long_form(short: str, long: str) -> str | None:
+    """The shortest suffix of `long` that `short` abbreviates (Schwartz & Hearst), or None.
+
+    >>> find_best_long_form("LQCA", "the Long Question Coreference Adaptation")
+    'Long Question Coreference Adaptation'
+    >>> find_best_long_form("DiTs", "conditional diffusion transformers")
+    'diffusion transformers'
+    >>> find_best_long_form("OOD", "improve out-of-distribution")
+    'out-of-distribution'
+    >>> find_best_long_form("JEDi", "JEPA Embedding Distance")
+    'JEPA Embedding Distance'
+    >>> find_best_long_form("KV", "the cache size") is None
+    True
+    """
+    s_index = len(short) - 1
+    l_index = len(long) - 1
+    while s_index >= 0:
+        current = short[s_index].lower()
+        if not current.isalnum():
+            s_index -= 1
+            continue
+        while l_index >= 0 and (
+            long[l_index].lower() != current
+            or (s_index == 0 and l_index > 0 and long[l_index - 1].isalnum())
+        ):
+            l_index -= 1
+        if l_index < 0:
+            return None
+        l_index -= 1
+        s_index -= 1
+    # Start at the word containing the first match (hyphenated words count as one word).
+    first = l_index + 1
+    while first > 0 and long[first - 1] not in " ":
+        first -= 1
+    start = first
+    result = long[start:].strip()
+    if not result or len(result) <= len(short):
+        return None
+    words = result.split()
+    if len(words) > min(len(short) + 5, len(short) * 2):
+        return None
+    return result
+
+
+@dataclass(frozen=True, slots=True)
+class Definition:
+    """An acronym defined in a doc: token spans of the short and the long form."""
+
+    short: Span
+    long: Span
+
+
+def _strip_plural(text: str) -> str:
+    """'LLMs' -> 'LLM'; 'DiTs' -> 'DiT' (a trailing lower-case s after an upper-case letter)."""
+    if len(text) > 2 and text.endswith("s") and text[-2].isupper():
+        return text[:-1]
+    return text
+
+
+def short_key(text: str) -> str:
+    """The form an acronym is stored under: plural 's' dropped.
+
+    >>> short_key("LLMs"), short_key("DiTs"), short_key("GANs"), short_key("SSL")
+    ('LLM', 'DiT', 'GAN', 'SSL')
+    """
+    return _strip_plural(text)
+
+
+def _long_span_before(doc: Doc, paren: int, short: str) -> Span | None:
+    """Find the long form in the words before `doc[paren]` (an opening parenthesis)."""
+    window = min(len(short) + 5, len(short) * 2)
+    start = paren
+    words = 0
+    # Walk left to a boundary; the parser's sentence split is not trusted next to brackets.
+    while start > 0 and words < window:
+        token = doc[start - 1]
+        if token.text in _BOUNDARY_TEXT or token.text in {".", "!", "?"} or token.is_quote:
+            break
+        start -= 1
+        if not token.is_punct:
+            words += 1
+    if start == paren:
+        return None
+    candidate = doc[start:paren]
+    long_text = find_best_long_form(short, candidate.text)
+    if long_text is None:
+        return None
+    char_start = candidate.end_char - len(long_text)
+    span = doc.char_span(char_start, candidate.end_char, alignment_mode="expand")
+    if span is None or not any(t.is_alpha for t in span):
+        return None
+    return span
+
+
+def _long_span_after(doc: Doc, open_: int, close: int, short: str) -> Span | None:
+    """The parenthesised words `doc[open_+1:close]` as the long form of `short`, if they fit."""
+    inner = doc[open_ + 1 : close]
+    if len(inner) < 2 or any(t.text in {";", ",", ":"} for t in inner):
+        return None
+    long_text = find_best_long_form(short, inner.text)
+    if long_text is None or not inner.text.endswith(long_text):
+        return None
+    # The whole parenthesis must be the long form (no extra leading words).
+    if long_text != inner.text:
+        return None
+    return inner
+
+
+def find_definitions(doc: Doc) -> list[Definition]:
+    """Every acronym definition in `doc`, in text order."""
+    found: list[Definition] = []
+    i = 0
+    n = len(doc)
+    while i < n:
+        token = doc[i]
+        if token.text == "(":
+            close = next((j for j in range(i + 1, min(n, i + 14)) if doc[j].text == ")"), None)
+            if close is not None and close > i + 1:
+                inner = doc[i + 1 : close]
+                if len(inner) == 1 and is_short_form(inner.text):
+                    long = _long_span_before(doc, i, _strip_plural(inner.text))
+                    if long is None:
+                        long = _long_span_before(doc, i, inner.text)
+                    if long is not None:
+                        found.append(Definition(inner, long))
+                        i = close + 1
+                        continue
+                elif i > 0 and is_short_form(doc[i - 1].text):
+                    long = _long_span_after(doc, i, close, _strip_plural(doc[i - 1].text))
+                    if long is not None:
+                        found.append(Definition(doc[i - 1 : i], long))
+                        i = close + 1
+                        continue
+        elif token.text == "," and 0 < i < n - 2 and is_short_form(doc[i - 1].text):
+            # "JEDi, the JEPA Embedding Distance" / "SAM, a.k.a. Segment Anything"
+            j = i + 1
+            if doc[j].lower_ in {"the", "a", "an"} or _AKA.match(doc[j].text):
+                j += 1
+                if j < n and doc[j].text == ".":
+                    j += 1
+            end = j
+            while end < n and end - j < 8 and doc[end].text[:1].isupper() and doc[end].is_alpha:
+                end += 1
+            if end - j >= 2:
+                inner = doc[j:end]
+                long_text = find_best_long_form(_strip_plural(doc[i - 1].text), inner.text)
+                if long_text == inner.text:
+                    found.append(Definition(doc[i - 1 : i], inner))
+        i += 1
+    return found

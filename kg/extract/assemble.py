@@ -1,0 +1,294 @@
+"""From the candidates of a paper's fields to its mentions: score, type, role, map offsets.
+
+Candidates are grouped per paper by canonical key (an acronym joins its long form). A group
+becomes a concept of the paper when its evidence is strong enough:
+
+- acronym definitions and names (spelling marks them) always;
+- gazetteer terms when multi-word, or repeated, or rare in ML abstracts (lexicon frequency);
+- other noun phrases when repeated in the paper, or when the sentence gives them a role
+  (proposed, compared with, evaluated on) and their head a type.
+
+Its type is the weighted vote of the cues (appositions, "X dataset", head nouns, gazetteer,
+acronym long form), its role the strongest its phrases play, else the default of its type.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+
+from kg.extract.candidates import FieldCandidates, Occurrence, is_generic_label
+from kg.extract.lexicon import GENERIC_HEADS
+from kg.extract.textfix import Repaired, lexicon
+from kg.normalize import norm_key
+from kg.types import ConceptType, Field, Mention, Role, Span
+
+GazetteerLookup = Callable[[str], Sequence[tuple[ConceptType, bool]]]
+"""label -> (type, generic) of every gazetteer entry with that label's key."""
+
+EXTRACTOR_RULES = "rules"
+EXTRACTOR_GAZETTEER = "gazetteer"
+
+DEFAULT_ROLE = {
+    ConceptType.TASK: Role.ADDRESSES,
+    ConceptType.DATASET: Role.EVALUATES_ON,
+    ConceptType.METRIC: Role.MEASURES,
+    ConceptType.MODEL: Role.USES,
+    ConceptType.METHOD: Role.USES,
+    ConceptType.CONCEPT: Role.MENTIONS,
+}
+_KIND_PRIORITY = {"acronym": 0, "name": 1, "gazetteer": 2, "chunk": 3}
+_MODEL_NAME = re.compile(r"\d+(\.\d+)?[BbMm]\b|-(Instruct|Chat|Base|base|chat|instruct)\b|"
+                         r"^(GPT|Llama|LLaMA|Qwen|Mistral|Mixtral|Gemma|Claude|Gemini|Phi|"
+                         r"DeepSeek|Vicuna|Falcon|OPT|BERT|RoBERTa|T5|ViT|CLIP|ResNet)")
+_RARE_DF = 0.004  # a single word in fewer than 0.4% of ML abstracts is a specific term
+
+
+@dataclass
+class Entry:
+    """All candidate occurrences of one key in one paper."""
+
+    key: str
+    occurrences: list[tuple[Field, Occurrence]] = field(default_factory=list)
+    labels: Counter[str] = field(default_factory=Counter)
+    long_form: str | None = None
+    short_form: str | None = None
+
+    @property
+    def kinds(self) -> set[str]:
+        return {occ.term.kind for _, occ in self.occurrences}
+
+    @property
+    def count(self) -> int:
+        return len({(f, o.term.start) for f, o in self.occurrences})
+
+    @property
+    def roles(self) -> list[Role]:
+        return [o.role for _, o in self.occurrences if o.role is not None]
+
+
+def _doc_frequency(word: str) -> float:
+    words = lexicon()
+    docs = words.get("#docs", 1)
+    return words.get(word.lower(), 0) / docs
+
+
+def _accept(entry: Entry, gazetteer: GazetteerLookup) -> bool:
+    kinds = entry.kinds
+    label = entry.labels.most_common(1)[0][0]
+    if is_generic_label(label) or len(entry.key) < 2:
+        return False
+    if "acronym" in kinds or entry.long_form or entry.short_form:
+        return True
+    if "name" in kinds:
+        return True
+    words = entry.key.split()
+    entries = gazetteer(label)
+    specific_gaz = any(not generic for _, generic in entries)
+    roles = set(entry.roles)
+    strong_role = bool(roles & {Role.PROPOSES, Role.COMPARES_WITH, Role.EVALUATES_ON})
+    if "gazetteer" in kinds or entries:
+        if len(words) > 1 and specific_gaz:
+            return True
+        if specific_gaz and (entry.count >= 2 or _doc_frequency(words[0]) < _RARE_DF
+                             or strong_role):
+            return True
+        return entry.count >= 3 and len(words) > 1
+    if len(words) == 1:
+        return (entry.count >= 2 and _doc_frequency(words[0]) < _RARE_DF
+                and words[0] not in GENERIC_HEADS)
+    if entry.count >= 2:
+        return True
+    return strong_role and any(c for _, o in entry.occurrences for c in o.type_cues)
+
+
+def _decide_type(entry: Entry, gazetteer: GazetteerLookup, proposed: bool) -> ConceptType:
+    votes: Counter[ConceptType] = Counter()
+    for _, occ in entry.occurrences:
+        for ctype, weight in occ.type_cues:
+            votes[ctype] += weight
+    labels = [entry.labels.most_common(1)[0][0]]
+    if entry.long_form:
+        labels.append(entry.long_form)
+    for label in labels:
+        gaz = gazetteer(label)
+        if gaz:
+            types = Counter(t for t, _ in gaz)
+            for ctype, n in types.items():
+                votes[ctype] += 2.0 * n / len(gaz)
+    if votes:
+        return max(votes.items(), key=lambda kv: (kv[1], -list(ConceptType).index(kv[0])))[0]
+    label = labels[0]
+    if _MODEL_NAME.search(label):
+        return ConceptType.MODEL
+    if "name" in entry.kinds or "acronym" in entry.kinds:
+        return ConceptType.METHOD if proposed or label[:1].isupper() else ConceptType.CONCEPT
+    return ConceptType.CONCEPT
+
+
+def _decide_role(entry: Entry, ctype: ConceptType, proposal_sentences: set[tuple[Field, int]],
+                 proposed_keys: set[str], title_prefix_key: str | None) -> Role:
+    roles = entry.roles
+    if entry.key == title_prefix_key:
+        return Role.PROPOSES
+    if Role.PROPOSES in roles:
+        # Prior work named before the proposal is not the paper's own contribution.
+        first_proposal = min((s for f, s in proposal_sentences if f is Field.ABSTRACT),
+                             default=None)
+        earlier = [o for f, o in entry.occurrences if f is Field.ABSTRACT
+                   and first_proposal is not None and o.sentence < first_proposal]
+        named = entry.kinds & {"acronym", "name"}
+        if not earlier and (named or ctype is not ConceptType.CONCEPT or entry.count >= 2):
+            return Role.PROPOSES
+        roles = [r for r in roles if r is not Role.PROPOSES]
+    if any(k != entry.key and re.search(rf"(^| ){re.escape(k)}( |$)", entry.key)
+           for k in proposed_keys) and "name" in entry.kinds:
+        return Role.PROPOSES  # "Llama3-ChatQA-2-70B" is a variant of the proposed "ChatQA 2"
+    if roles:
+        best = min(roles, key=lambda r: r.rank)
+        if best is Role.EVALUATES_ON and ctype not in {ConceptType.DATASET, ConceptType.TASK}:
+            return DEFAULT_ROLE[ctype]
+        return best
+    return DEFAULT_ROLE[ctype]
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedField:
+    """One field of a paper after parsing: its candidates and the repair offset map."""
+
+    field: Field
+    repaired: Repaired
+    candidates: FieldCandidates
+
+
+def assemble(
+    original: dict[Field, str],
+    fields: list[ParsedField],
+    gazetteer: GazetteerLookup,
+) -> list[Mention]:
+    """The mentions of one paper (see module docstring)."""
+    acronyms: dict[str, str] = {}
+    for pf in fields:
+        for short, long, _, _ in pf.candidates.definitions:
+            acronyms.setdefault(short, long)
+    long_keys = {norm_key(long): short for short, long in acronyms.items()}
+    entries: dict[str, Entry] = {}
+    proposal_sentences: set[tuple[Field, int]] = set()
+    title_prefix_key = None
+    for pf in fields:
+        if pf.candidates.title_prefix:
+            title_prefix_key = _key_for(pf.candidates.title_prefix, acronyms)
+        for occ in pf.candidates.occurrences:
+            key = _key_for(occ.term.label, acronyms)
+            if not key:
+                continue
+            entry = entries.setdefault(key, Entry(key))
+            entry.occurrences.append((pf.field, occ))
+            entry.labels[occ.term.label] += 1
+            short = _short_of(occ.term.label, acronyms)
+            if short is not None:
+                entry.long_form = acronyms[short]
+                entry.short_form = short
+            elif key in long_keys:
+                entry.short_form = long_keys[key]
+                entry.long_form = acronyms[long_keys[key]]
+            if occ.role is Role.PROPOSES:
+                proposal_sentences.add((pf.field, occ.sentence))
+    accepted = {k: e for k, e in entries.items() if _accept(e, gazetteer)}
+    proposed_keys = {k for k, e in accepted.items() if Role.PROPOSES in e.roles}
+    decided: dict[str, tuple[ConceptType, Role]] = {}
+    for key, entry in accepted.items():
+        ctype = _decide_type(entry, gazetteer, Role.PROPOSES in entry.roles)
+        role = _decide_role(entry, ctype, proposal_sentences, proposed_keys, title_prefix_key)
+        decided[key] = (ctype, role)
+    return _mentions(original, fields, accepted, decided)
+
+
+def _short_of(label: str, acronyms: dict[str, str]) -> str | None:
+    if label in acronyms:
+        return label
+    if label.endswith("s") and label[:-1] in acronyms:
+        return label[:-1]
+    return None
+
+
+def _key_for(label: str, acronyms: dict[str, str]) -> str:
+    short = _short_of(label, acronyms)
+    if short is not None:
+        return norm_key(acronyms[short])
+    return norm_key(label)
+
+
+def _mentions(
+    original: dict[Field, str],
+    fields: list[ParsedField],
+    accepted: dict[str, Entry],
+    decided: dict[str, tuple[ConceptType, Role]],
+) -> list[Mention]:
+    mentions: list[Mention] = []
+    for pf in fields:
+        text = original[pf.field]
+        spans: list[tuple[int, int, int, str, Occurrence]] = []
+        for key, entry in accepted.items():
+            for f, occ in entry.occurrences:
+                if f is pf.field:
+                    spans.append((occ.char_start, occ.char_end,
+                                  _KIND_PRIORITY[occ.term.kind], key, occ))
+        # Longest span wins where candidates overlap; then the more specific kind.
+        spans.sort(key=lambda s: (-(s[1] - s[0]), s[2], s[0]))
+        taken: list[tuple[int, int]] = []
+        chosen = []
+        for start, end, _, key, occ in spans:
+            if any(start < e and s < end for s, e in taken):
+                continue
+            taken.append((start, end))
+            chosen.append((start, end, key, occ))
+        for start, end, key, occ in sorted(chosen, key=lambda c: (c[0], c[1])):
+            entry = accepted[key]
+            ctype, paper_role = decided[key]
+            o_start, o_end = pf.repaired.to_original(start, end)
+            s_start, s_end = pf.repaired.to_original(occ.sent_start, occ.sent_end)
+            role = occ.role if occ.role is not None else DEFAULT_ROLE[ctype]
+            if role.rank < paper_role.rank:
+                role = paper_role  # a pattern the paper-level decision overruled
+            is_short = _short_of(occ.term.label, {entry.short_form: ""} if entry.short_form
+                                 else {}) is not None
+            mentions.append(
+                Mention(
+                    text=text[o_start:o_end],
+                    label=occ.term.label,
+                    span=Span(pf.field, o_start, o_end),
+                    sentence=Span(pf.field, s_start, s_end),
+                    ctype=ctype,
+                    role=role,
+                    extractor=EXTRACTOR_GAZETTEER if occ.term.kind == "gazetteer"
+                    else EXTRACTOR_RULES,
+                    long_form=entry.long_form if is_short else None,
+                    short_form=entry.short_form if not is_short and entry.short_form else None,
+                )
+            )
+    # The link's role is the strongest of its mentions: make sure one mention carries it.
+    for key, (_, paper_role) in decided.items():
+        own = [i for i, m in enumerate(mentions) if _mention_key(m) == key]
+        if own and not any(mentions[i].role is paper_role for i in own):
+            mentions[own[0]] = replace(mentions[own[0]], role=paper_role)
+    return mentions
+
+
+def _mention_key(mention: Mention) -> str:
+    return norm_key(mention.long_form or mention.label)
+
+
+def paper_role(mentions: Sequence[Mention]) -> Role:
+    """The role of a paper -> concept link: the strongest among its mentions."""
+    return min((m.role for m in mentions), key=lambda r: r.rank)
+
+
+def group_by_key(mentions: Sequence[Mention]) -> dict[str, list[Mention]]:
+    """Mentions grouped by the key of their concept in this paper (long form for acronyms)."""
+    groups: dict[str, list[Mention]] = defaultdict(list)
+    for m in mentions:
+        groups[_mention_key(m)].append(m)
+    return groups

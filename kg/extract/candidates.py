@@ -1,0 +1,162 @@
+"""Candidate mentions of one parsed field (title or abstract), with their evidence.
+
+Collects terms from every source — acronym definitions, names, gazetteer spans, noun chunks —
+and annotates each occurrence with what the sentence says about it: the role its phrase
+plays and the type cues around it (a head noun, an apposition, a following "dataset").
+Scoring and the choice of what becomes a concept happen per paper, in `kg.extract.assemble`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spacy.tokens import Doc, Span
+
+from kg.extract.acronyms import Definition, find_definitions, short_key
+from kg.extract.lexicon import GENERIC_HEADS, HEAD_TYPES, NAME_TYPE_CUES
+from kg.extract.names import looks_title_cased, name_spans
+from kg.extract.pipeline import GAZETTEER_KEY
+from kg.extract.roles import token_roles
+from kg.extract.terms import Term, chunk_terms, label_of, trim
+from kg.types import ConceptType, Role
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    """One candidate occurrence in a doc, ready to be scored with the others of its paper."""
+
+    term: Term
+    role: Role | None
+    type_cues: tuple[tuple[ConceptType, float], ...]
+    sentence: int  # index of the sentence in the doc
+    sent_start: int  # char offsets of the sentence in the doc text
+    sent_end: int
+    char_start: int
+    char_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class FieldCandidates:
+    """Everything found in one field."""
+
+    occurrences: tuple[Occurrence, ...]
+    definitions: tuple[tuple[str, str, int, int], ...]  # (short, long, char start, char end)
+    title_prefix: str | None  # "X" of a title "X: …"
+
+
+def _appos_cue(span: Span) -> tuple[ConceptType, float] | None:
+    """Type from an apposition: "DuoAttention, a framework …", "ChatQA 2, an … model"."""
+    root = span.root
+    partners = [c for c in root.children if c.dep_ == "appos"]
+    if root.dep_ == "appos":
+        partners.append(root.head)
+    for partner in partners:
+        if partner.i in range(span.start, span.end):
+            continue
+        word = partner.lower_
+        if word in NAME_TYPE_CUES:
+            return NAME_TYPE_CUES[word], 3.0
+        if word in HEAD_TYPES:
+            return HEAD_TYPES[word], 3.0
+    return None
+
+
+def _following_cue(doc: Doc, term: Term) -> tuple[ConceptType, float] | None:
+    """A type noun right after a name: "SWE-Bench Lite benchmark", "GPT-4o models"."""
+    j = term.end
+    while j < len(doc) and (doc[j].lower_ in {"and", ","} or doc[j].pos_ == "PROPN"):
+        j += 1
+    if j < len(doc) and doc[j].lower_ in NAME_TYPE_CUES and j - term.end <= 4:
+        return NAME_TYPE_CUES[doc[j].lower_], 2.0
+    return None
+
+
+def _definition_terms(doc: Doc, definitions: list[Definition]) -> list[Term]:
+    terms: list[Term] = []
+    for d in definitions:
+        long_tokens = trim(d.long) or list(d.long)
+        label = label_of(long_tokens)
+        head = HEAD_TYPES.get(long_tokens[-1].lower_) if long_tokens else None
+        terms.append(Term(long_tokens[0].i, long_tokens[-1].i + 1, label, "acronym", head))
+        terms.append(Term(d.short.start, d.short.end, d.short.text, "acronym", None))
+    return terms
+
+
+def _gazetteer_terms(doc: Doc) -> list[Term]:
+    spans = doc.spans[GAZETTEER_KEY] if GAZETTEER_KEY in doc.spans else []
+    return [Term(s.start, s.end, s.text, "gazetteer", ConceptType(s.label_)) for s in spans]
+
+
+def _title_prefix(doc: Doc) -> str | None:
+    """ "BEARCUBS" of "BEARCUBS: A benchmark for …" (a short name before the colon)."""
+    for token in doc[:8]:
+        if token.text == ":":
+            prefix = doc[: token.i]
+            if 1 <= len(prefix) <= 5 and any(t.text[:1].isupper() for t in prefix):
+                return prefix.text
+            return None
+    return None
+
+
+def collect(doc: Doc, *, is_title: bool = False) -> FieldCandidates:
+    """All candidate occurrences in one parsed field."""
+    title_case = is_title and looks_title_cased(doc.text)
+    definitions = find_definitions(doc)
+    names = name_spans(doc, title_case_text=title_case)
+    terms = _definition_terms(doc, definitions)
+    terms += [Term(s.start, s.end, s.text, "name", None) for s in names]
+    terms += _gazetteer_terms(doc)
+    terms += chunk_terms(doc, names)
+    roles = token_roles(doc)
+    sentences = list(doc.sents)
+    sent_of = {}
+    for i, sent in enumerate(sentences):
+        for t in sent:
+            sent_of[t.i] = i
+    occurrences: list[Occurrence] = []
+    seen: set[tuple[int, int, str]] = set()
+    for term in terms:
+        ident = (term.start, term.end, term.kind)
+        if ident in seen or term.end <= term.start:
+            continue
+        seen.add(ident)
+        span = doc[term.start : term.end]
+        cues: list[tuple[ConceptType, float]] = []
+        if term.head_type is not None:
+            cues.append((term.head_type, 2.0 if term.kind == "gazetteer" else 1.0))
+        for cue in (_appos_cue(span), _following_cue(doc, term)):
+            if cue is not None:
+                cues.append(cue)
+        role = _role_of(span, roles)
+        s = sentences[sent_of[term.start]]
+        occurrences.append(
+            Occurrence(
+                term=term,
+                role=role,
+                type_cues=tuple(cues),
+                sentence=sent_of[term.start],
+                sent_start=s.start_char,
+                sent_end=s.end_char,
+                char_start=span.start_char,
+                char_end=span.end_char,
+            )
+        )
+    defs = tuple(
+        (short_key(d.short.text), label_of(trim(d.long) or list(d.long)), d.short.start_char,
+         d.short.end_char)
+        for d in definitions
+    )
+    return FieldCandidates(tuple(occurrences), defs, _title_prefix(doc) if is_title else None)
+
+
+def _role_of(span: Span, roles: dict[int, Role]) -> Role | None:
+    found = [roles[t.i] for t in span if t.i in roles]
+    if not found:
+        return None
+    return min(found, key=lambda r: r.rank)
+
+
+def is_generic_label(label: str) -> bool:
+    """A single generic word ("method", "results") is never a concept."""
+    words = label.lower().split()
+    return len(words) == 1 and words[0] in GENERIC_HEADS

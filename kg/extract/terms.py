@@ -1,0 +1,149 @@
+"""Candidate terms from noun phrases: trimmed, split around names, typed by their head.
+
+A noun chunk such as "the existing KV cache pruning methods" becomes the term "KV cache
+pruning" (determiners, evaluative adjectives and a generic trailing head dropped; the head says
+"Method"). A chunk that is a name plus a generic head ("the LQCA method", "GPT-4o models")
+yields the name, typed by the head. Parenthesised acronyms inside a chunk are dropped from the
+label ("out-of-distribution (OOD) generalization").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from spacy.tokens import Doc, Span, Token
+
+from kg.extract.lexicon import (
+    DETERMINERS,
+    EVALUATIVE,
+    GENERIC_HEADS,
+    HEAD_TYPES,
+    NAME_TYPE_CUES,
+)
+from kg.extract.names import is_quantity
+from kg.types import ConceptType
+
+_LEADING_POS = frozenset({"DET", "PRON", "NUM", "ADV", "PUNCT", "CCONJ", "PART", "ADP", "SYM"})
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A candidate concept mention inside one doc (token offsets into that doc)."""
+
+    start: int
+    end: int
+    label: str
+    kind: str  # "name" | "chunk" | "gazetteer" | "acronym"
+    head_type: ConceptType | None = None
+
+    def overlaps(self, other: Term) -> bool:
+        return self.start < other.end and other.start < self.end
+
+    @property
+    def length(self) -> int:
+        return self.end - self.start
+
+
+def label_of(tokens: list[Token]) -> str:
+    """The text of tokens with their original spacing, parentheses and their content removed."""
+    out: list[str] = []
+    depth = 0
+    for tok in tokens:
+        if tok.text in {"(", "["}:
+            depth += 1
+            continue
+        if tok.text in {")", "]"}:
+            depth = max(0, depth - 1)
+            continue
+        if depth:
+            continue
+        out.append(tok.text + tok.whitespace_)
+    return "".join(out).strip().strip(",;:").strip()
+
+
+def _is_trimmable_lead(tok: Token) -> bool:
+    low = tok.lower_
+    if low in DETERMINERS or low in EVALUATIVE or tok.pos_ in _LEADING_POS:
+        return True
+    if is_quantity(tok.text) or tok.like_num:
+        return True
+    return tok.text in {"’s", "'s"} or tok.tag_ in {"PRP$", "WP$"}
+
+
+def trim(span: Span) -> list[Token]:
+    """Drop leading determiners/evaluative words/numbers and trailing punctuation."""
+    tokens = list(span)
+    while tokens and _is_trimmable_lead(tokens[0]):
+        # "state-of-the-art", "large-scale": drop a whole hyphenated evaluative compound.
+        tokens.pop(0)
+    while tokens and tokens[0].text in {"-", "--"}:
+        tokens.pop(0)
+    while tokens and (tokens[-1].is_punct and tokens[-1].text not in {")", "]"}):
+        tokens.pop()
+    return tokens
+
+
+def head_type(word: str) -> ConceptType | None:
+    """The type a head noun gives its phrase, if any ("dataset" -> Dataset)."""
+    return HEAD_TYPES.get(word.lower())
+
+
+def chunk_terms(doc: Doc, name_spans: list[Span]) -> list[Term]:
+    """Candidate terms from the noun chunks of `doc` (see module docstring)."""
+    name_starts = {s.start: s for s in name_spans}
+    name_tokens = {i for s in name_spans for i in range(s.start, s.end)}
+    terms: list[Term] = []
+    for chunk in doc.noun_chunks:
+        tokens = trim(chunk)
+        if not tokens:
+            continue
+        head = chunk.root
+        names_in = [name_starts[t.i] for t in tokens if t.i in name_starts]
+        if names_in:
+            terms.extend(_terms_around_names(doc, tokens, names_in, head))
+            continue
+        if any(t.i in name_tokens for t in tokens):
+            continue  # a name's inner token: the name handles it
+        # Drop a generic head after a content modifier ("reward design tasks" -> no change;
+        # "KV cache pruning methods" is handled above; "mention replacement step" -> drop).
+        while len(tokens) > 1 and tokens[-1].lower_ in GENERIC_HEADS and tokens[-2].pos_ in {
+            "NOUN", "PROPN"
+        } and tokens[-1].lower_ not in HEAD_TYPES:
+            tokens.pop()
+        label = label_of(tokens)
+        if not label or not any(t.is_alpha for t in tokens):
+            continue
+        terms.append(
+            Term(tokens[0].i, tokens[-1].i + 1, label, "chunk", head_type(tokens[-1].lower_))
+        )
+    return terms
+
+
+def _terms_around_names(doc: Doc, tokens: list[Token], names: list[Span], head: Token) -> list[Term]:
+    """Terms of a chunk that contains names: the names, or a name-modified compound."""
+    out: list[Term] = []
+    last = names[-1]
+    after = [t for t in tokens if t.i >= last.end]
+    content_after = [
+        t for t in after
+        if t.lower_ not in GENERIC_HEADS and t.lower_ not in NAME_TYPE_CUES and t.is_alpha
+        and t.text not in {"-", "--"}
+    ]
+    cue = next((NAME_TYPE_CUES[t.lower_] for t in after if t.lower_ in NAME_TYPE_CUES), None)
+    modifier_link = any(t.lower_ in {"based", "like", "guided", "style", "designed", "driven"}
+                        for t in after)
+    for name in names:
+        out.append(Term(name.start, name.end, name.text, "name",
+                        cue if name is last and not modifier_link else None))
+    if content_after and not modifier_link and head.pos_ in {"NOUN", "PROPN"}:
+        # "KV cache pruning methods" -> "KV cache pruning"; "SWE agent frameworks" -> "SWE agent"
+        end_tokens = [t for t in tokens if t.i >= last.start]
+        while end_tokens and (end_tokens[-1].lower_ in GENERIC_HEADS
+                              and end_tokens[-1].lower_ not in HEAD_TYPES
+                              or end_tokens[-1].is_punct):
+            end_tokens.pop()
+        if len(end_tokens) > len(last):
+            label = label_of(end_tokens)
+            out.append(Term(last.start, end_tokens[-1].i + 1, label, "chunk",
+                            head_type(end_tokens[-1].lower_)))
+    return out

@@ -1,0 +1,89 @@
+"""The build pipeline as one call: read -> extract -> canonicalise, into a `Corpus`.
+
+Graph building and serialisation (`kg.rdf`) take the `Corpus` from here; the CLI's `kg build`
+is a thin wrapper around `build_corpus` + `kg.rdf.write_graph`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from kg.canon import canonicalise
+from kg.types import Corpus, Extraction, Paper
+
+ProgressCallback = Callable[[int], None]
+"""Called with the number of papers just extracted."""
+
+# Below this many papers, worker start-up (loading spaCy in each) costs more than it saves.
+PARALLEL_THRESHOLD = 400
+
+
+def default_processes(n_papers: int) -> int:
+    """Worker processes for a corpus of `n_papers`: all cores for large corpora, else 1."""
+    if n_papers < PARALLEL_THRESHOLD:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def extract_corpus(
+    papers: list[Paper],
+    *,
+    n_process: int | None = None,
+    progress: ProgressCallback | None = None,
+    model: str | None = None,
+    use_gazetteer: bool = True,
+) -> dict[str, Extraction]:
+    """Extractions of every paper that has an abstract, by paper id."""
+    from kg.extract import Extractor
+
+    todo = [p for p in papers if p.abstract]
+    processes = default_processes(len(todo)) if n_process is None else n_process
+    extractor = Extractor.load(model, use_gazetteer=use_gazetteer) if processes <= 1 else None
+    results: dict[str, Extraction] = {}
+    stream = (
+        extractor.extract_all(todo)
+        if extractor is not None
+        else _parallel(todo, processes)
+    )
+    for extraction in stream:
+        results[extraction.paper_id] = extraction
+        if progress is not None:
+            progress(1)
+    return results
+
+
+def _parallel(papers: list[Paper], processes: int) -> Iterable[Extraction]:
+    from kg.extract import _parallel as run
+
+    return run(papers, n_process=processes, batch_size=32)
+
+
+def build_corpus(
+    papers: Iterable[Paper],
+    *,
+    n_process: int | None = None,
+    progress: ProgressCallback | None = None,
+    model: str | None = None,
+    use_gazetteer: bool = True,
+) -> Corpus:
+    """Extract and canonicalise `papers` into a `Corpus`."""
+    paper_list = list(papers)
+    extractions = extract_corpus(paper_list, n_process=n_process, progress=progress, model=model,
+                                 use_gazetteer=use_gazetteer)
+    concepts, links = canonicalise(paper_list, extractions)
+    return Corpus(papers=paper_list, extractions=extractions, concepts=concepts, links=links)
+
+
+def read_and_build(
+    paths: Iterable[str | Path], *, strict: bool = False, **kwargs: object
+) -> Corpus:
+    """Read input files (see `kg.ingest`) and build their corpus."""
+    from kg.ingest import IngestReport, read_papers
+
+    report = IngestReport()
+    papers = list(read_papers(paths, report=report, strict=strict))
+    corpus = build_corpus(papers, **kwargs)  # type: ignore[arg-type]
+    corpus.skipped = list(report.skipped)
+    return corpus

@@ -1,0 +1,39 @@
+"""Developer loop: build the sample corpus in memory and score it against the gold (no RDF).
+
+    python scripts/dev_eval.py [--details] [--no-gazetteer]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from kg.evaluate import evaluate, load_gold, predictions_from_corpus
+from kg.pipeline import read_and_build
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", default=str(ROOT / "examples/iclr2025_abstracts.txt"))
+    parser.add_argument("--gold", default=str(ROOT.parent / "shared/data/gold/iclr2025_gold.json"))
+    parser.add_argument("--details", action="store_true")
+    parser.add_argument("--no-gazetteer", action="store_true")
+    args = parser.parse_args()
+    t0 = time.perf_counter()
+    corpus = read_and_build([args.corpus], n_process=1,
+                            use_gazetteer=not args.no_gazetteer)
+    abstracts, preds = predictions_from_corpus(corpus)
+    report = evaluate(load_gold(args.gold), abstracts, preds)
+    print(report.summary())
+    print(f"seconds  {time.perf_counter() - t0:.1f}")
+    if args.details:
+        print(report.details())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
