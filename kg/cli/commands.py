@@ -3,4 +3,5 @@
 from __future__ import annotations
 
 # One line per command module; keep sorted.
+from kg.cli import stats_cmd  # noqa: F401
 from kg.cli import train_cmd  # noqa: F401

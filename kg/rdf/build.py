@@ -1,0 +1,313 @@
+"""Corpus -> RDF triples, exactly as docs/VOCABULARY.md specifies.
+
+The result is a sorted, deduplicated `list[pyoxigraph.Triple]` without blank nodes: the same
+corpus always gives the same list, whatever the order of its dicts (see `kg.rdf.canonical`).
+`Paper.extra` is never emitted: it holds personal data (e-mails, gender, ...).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from pyoxigraph import Literal, NamedNode, Triple
+
+from kg import __version__
+from kg.errors import InputError, KGError
+from kg.namespaces import DEFAULT_BASE
+from kg.rdf import terms as t
+from kg.rdf.canonical import TripleBuffer
+from kg.rdf.iris import Iris, paper_key
+from kg.rdf.ontology import ontology_triples
+from kg.rdf.urls import is_code_host, web_iri
+from kg.types import Concept, Corpus, Field, Mention, Paper, Role, Span
+
+logger = logging.getLogger(__name__)
+
+
+def build_triples(
+    corpus: Corpus, base: str = DEFAULT_BASE, include_ontology: bool = True
+) -> list[Triple]:
+    """The RDF graph of a corpus as sorted pyoxigraph triples (ontology merged in if asked)."""
+    out = TripleBuffer()
+    _GraphBuilder(corpus, Iris(base), out).build()
+    if include_ontology:
+        out.add_triples(ontology_triples())
+    return out.triples()
+
+
+@dataclass(slots=True)
+class _MergedLink:
+    """All links of one (paper, concept) pair: the strongest role and every mention."""
+
+    role: Role
+    mentions: list[Mention] = field(default_factory=list)
+
+
+def _str(value: str) -> tuple[Literal, str]:
+    return Literal(value), value
+
+
+def _int(value: int) -> tuple[Literal, str]:
+    text = str(value)
+    return Literal(text, datatype=t.XSD_INTEGER), text
+
+
+def _iri(value: str) -> tuple[NamedNode, str]:
+    return NamedNode(value), value
+
+
+def _const(node: NamedNode) -> tuple[NamedNode, str]:
+    return node, node.value
+
+
+_ARTICLE = _const(t.SCHEMA_SCHOLARLY_ARTICLE)
+_COLLECTION = _const(t.SCHEMA_COLLECTION)
+_PERSON = _const(t.SCHEMA_PERSON)
+_SKOS_CONCEPT = _const(t.SKOS_CONCEPT)
+_SCHEME = _const(t.SKOS_CONCEPT_SCHEME)
+_EVIDENCE = _const(t.KG_EVIDENCE)
+_SENTENCE = _const(t.KG_SENTENCE)
+_EXTRACTOR = _const(t.KG_EXTRACTOR)
+_AGENT = _const(t.PROV_SOFTWARE_AGENT)
+_TYPE_CLASS = {ctype: _const(node) for ctype, node in t.TYPE_CLASS.items()}
+_ROLE = {role: _const(node) for role, node in t.ROLE_PROPERTY.items()}
+
+
+class _GraphBuilder:
+    """Walks a corpus once and adds every resource's triples to a `TripleBuffer`."""
+
+    def __init__(self, corpus: Corpus, iris: Iris, out: TripleBuffer) -> None:
+        self.corpus = corpus
+        self.iris = iris
+        self.out = out
+        self.papers = self._index_papers()
+        self.paper_iri = {key: iris.paper(key) for key in self.papers}
+        self.concept_iri = iris.concepts(corpus.concepts)
+        self.extractor_iri: dict[str, str] = {}
+
+    def build(self) -> None:
+        links = self._merge_links()
+        for key, paper in self.papers.items():
+            self._paper(key, paper)
+        paper_count: dict[str, int] = defaultdict(int)
+        for (key, concept_key), link in links.items():
+            paper_count[concept_key] += 1
+            self._link(key, concept_key, link)
+        self._concept_scheme()
+        for concept_key, concept in self.corpus.concepts.items():
+            self._concept(concept_key, concept, paper_count[concept_key])
+        self._evidence(links)
+
+    # -- inputs ---------------------------------------------------------------------------
+
+    def _index_papers(self) -> dict[str, Paper]:
+        papers: dict[str, Paper] = {}
+        for paper in self.corpus.papers:
+            key = paper_key(paper)
+            first = papers.get(key)
+            if first is not None:
+                raise InputError(
+                    f"paper id {key!r} also used by {first.source}, record {first.record}; "
+                    "give every record a unique id or drop the duplicate",
+                    source=paper.source,
+                    record=paper.record,
+                )
+            papers[key] = paper
+        return papers
+
+    def _merge_links(self) -> dict[tuple[str, str], _MergedLink]:
+        """Links by (paper key, concept key), duplicates merged (strongest role wins)."""
+        merged: dict[tuple[str, str], _MergedLink] = {}
+        for link in self.corpus.links:
+            if link.paper_id not in self.papers:
+                raise KGError(
+                    f"link to concept {link.concept_key!r} names paper {link.paper_id!r}, "
+                    "which is not in the corpus: canonicalisation must only link read papers"
+                )
+            if link.concept_key not in self.concept_iri:
+                raise KGError(
+                    f"paper {link.paper_id!r} links to concept {link.concept_key!r}, which is "
+                    "not in corpus.concepts: canonicalisation must add every linked concept"
+                )
+            pair = (link.paper_id, link.concept_key)
+            entry = merged.get(pair)
+            if entry is None:
+                entry = merged[pair] = _MergedLink(link.role)
+            elif link.role.rank < entry.role.rank:
+                entry.role = link.role
+            entry.mentions.extend(link.mentions)
+        return merged
+
+    # -- papers ---------------------------------------------------------------------------
+
+    def _paper(self, key: str, paper: Paper) -> None:
+        s = self.paper_iri[key]
+        add = self.out.add
+        add(s, t.RDF_TYPE, *_ARTICLE)
+        add(s, t.DCTERMS_IDENTIFIER, *_str(key))
+        if paper.title:
+            add(s, t.DCTERMS_TITLE, *_str(paper.title))
+        if paper.abstract:
+            add(s, t.DCTERMS_ABSTRACT, *_str(paper.abstract))
+        if paper.collection:
+            collection = self.iris.collection(paper.collection)
+            add(s, t.DCTERMS_IS_PART_OF, *_iri(collection))
+            add(collection, t.RDF_TYPE, *_COLLECTION)
+            add(collection, t.RDFS_LABEL, *_str(paper.collection))
+        authors = [name for name in paper.authors if name.strip()]
+        for name in authors:
+            person = self.iris.person(name)
+            add(s, t.SCHEMA_AUTHOR, *_iri(person))
+            add(person, t.RDF_TYPE, *_PERSON)
+            add(person, t.SCHEMA_NAME, *_str(name))
+        if authors:
+            add(s, t.KG_AUTHOR_LIST, *_str("; ".join(authors)))
+        for keyword in paper.keywords:
+            if keyword.strip():
+                add(s, t.SCHEMA_KEYWORDS, *_str(keyword))
+        if paper.year is not None:
+            year = f"{paper.year:04d}"
+            add(s, t.SCHEMA_DATE_PUBLISHED, Literal(year, datatype=t.XSD_GYEAR), year)
+        if paper.venue:
+            add(s, t.KG_VENUE, *_str(paper.venue))
+        if paper.status:
+            add(s, t.KG_STATUS, *_str(paper.status))
+        self._web_links(s, key, paper)
+
+    def _web_links(self, s: str, key: str, paper: Paper) -> None:
+        page = None
+        if paper.url:
+            page = self._checked_url(key, paper, paper.url)
+            if page:
+                self.out.add(s, t.SCHEMA_URL, *_iri(page))
+        extraction = self.corpus.extractions.get(paper.id) or self.corpus.extractions.get(key)
+        found = extraction.urls if extraction else ()
+        for url in (*paper.links, *found):
+            iri = self._checked_url(key, paper, url)
+            if iri is None or iri == page:
+                continue
+            predicate = t.SCHEMA_CODE_REPOSITORY if is_code_host(iri) else t.RDFS_SEE_ALSO
+            self.out.add(s, predicate, *_iri(iri))
+
+    @staticmethod
+    def _checked_url(key: str, paper: Paper, url: str) -> str | None:
+        iri = web_iri(url)
+        if iri is None:
+            logger.warning(
+                "paper %r (%s, record %d): skipped link %r: not a valid http(s) IRI",
+                key, paper.source, paper.record, url,
+            )  # fmt: skip
+        return iri
+
+    # -- links and concepts ---------------------------------------------------------------
+
+    def _link(self, key: str, concept_key: str, link: _MergedLink) -> None:
+        s = self.paper_iri[key]
+        concept = self.concept_iri[concept_key]
+        obj = NamedNode(concept)
+        self.out.add(s, t.KG_MENTIONS, obj, concept)
+        if link.role is not Role.MENTIONS:
+            self.out.add(s, t.ROLE_PROPERTY[link.role], obj, concept)
+        if any(m.span.field is Field.KEYWORDS for m in link.mentions):
+            self.out.add(s, t.KG_HAS_KEYWORD, obj, concept)
+
+    def _concept_scheme(self) -> None:
+        add, scheme = self.out.add, self.iris.scheme
+        add(scheme, t.RDF_TYPE, *_SCHEME)
+        add(scheme, t.RDFS_LABEL, *_str("paperkg concepts"))
+
+    def _concept(self, concept_key: str, concept: Concept, papers: int) -> None:
+        s = self.concept_iri[concept_key]
+        add = self.out.add
+        add(s, t.RDF_TYPE, *_SKOS_CONCEPT)
+        add(s, t.RDF_TYPE, *_TYPE_CLASS[concept.ctype])
+        add(s, t.SKOS_IN_SCHEME, *_iri(self.iris.scheme))
+        add(s, t.SKOS_PREF_LABEL, *_str(concept.pref_label))
+        add(s, t.RDFS_LABEL, *_str(concept.pref_label))
+        # SKOS makes prefLabel and altLabel disjoint; acronyms are alt labels too.
+        for label in (*concept.alt_labels, *concept.acronyms):
+            if label and label != concept.pref_label:
+                add(s, t.SKOS_ALT_LABEL, *_str(label))
+        for acronym in concept.acronyms:
+            if acronym:
+                add(s, t.KG_ACRONYM, *_str(acronym))
+        add(s, t.KG_PAPER_COUNT, *_int(papers))
+
+    # -- evidence -------------------------------------------------------------------------
+
+    def _evidence(self, links: dict[tuple[str, str], _MergedLink]) -> None:
+        # (paper, span) -> concept -> mentions: one evidence node per span and concept.
+        claims: dict[tuple[str, Span], dict[str, list[Mention]]] = defaultdict(dict)
+        for (key, concept_key), link in links.items():
+            paper = self.papers[key]
+            for mention in link.mentions:
+                problem = _mention_problem(paper, mention)
+                if problem:
+                    logger.warning(
+                        "paper %r (%s, record %d): no evidence for %r at %s %d-%d: %s",
+                        key, paper.source, paper.record, mention.text, mention.span.field.value,
+                        mention.span.start, mention.span.end, problem,
+                    )  # fmt: skip
+                    continue
+                claims[key, mention.span].setdefault(concept_key, []).append(mention)
+        for (key, span), by_concept in claims.items():
+            shared = len(by_concept) > 1
+            for concept_key, mentions in by_concept.items():
+                concept = self.concept_iri[concept_key]
+                suffix = concept.rpartition("/")[2] if shared else ""
+                self._one_evidence(key, span, concept, mentions, suffix)
+
+    def _one_evidence(
+        self, key: str, span: Span, concept: str, mentions: list[Mention], suffix: str
+    ) -> None:
+        paper = self.papers[key]
+        paper_iri = self.paper_iri[key]
+        s = Iris.evidence(paper_iri, span, suffix)
+        first = min(mentions, key=lambda m: (m.role.rank, m.sentence.start, m.extractor))
+        sentence = Iris.sentence(paper_iri, first.sentence)
+        add = self.out.add
+        add(s, t.RDF_TYPE, *_EVIDENCE)
+        add(s, t.KG_PAPER, *_iri(paper_iri))
+        add(s, t.KG_CONCEPT, *_iri(concept))
+        add(s, t.KG_ROLE, *_ROLE[first.role])
+        add(s, t.KG_TEXT, *_str(first.text))
+        add(s, t.KG_FIELD, t.FIELD_LITERAL[span.field], span.field.value)
+        add(s, t.KG_START, *_int(span.start))
+        add(s, t.KG_END, *_int(span.end))
+        add(s, t.KG_IN_SENTENCE, *_iri(sentence))
+        for mention in mentions:
+            add(s, t.PROV_WAS_ATTRIBUTED_TO, *_iri(self._extractor(mention.extractor)))
+        where = first.sentence
+        add(sentence, t.RDF_TYPE, *_SENTENCE)
+        add(sentence, t.KG_FIELD, t.FIELD_LITERAL[where.field], where.field.value)
+        add(sentence, t.KG_START, *_int(where.start))
+        add(sentence, t.KG_END, *_int(where.end))
+        add(sentence, t.KG_TEXT, *_str(paper.text(where.field)[where.start : where.end]))
+
+    def _extractor(self, name: str) -> str:
+        iri = self.extractor_iri.get(name)
+        if iri is None:
+            iri = self.extractor_iri[name] = self.iris.extractor(name, __version__)
+            add = self.out.add
+            add(iri, t.RDF_TYPE, *_EXTRACTOR)
+            add(iri, t.RDF_TYPE, *_AGENT)
+            add(iri, t.RDFS_LABEL, *_str(f"paperkg {name}"))
+            add(iri, t.SCHEMA_SOFTWARE_VERSION, *_str(__version__))
+        return iri
+
+
+def _mention_problem(paper: Paper, mention: Mention) -> str | None:
+    """Why a mention cannot be evidence (offsets off its field's text), or None."""
+    span, sentence = mention.span, mention.sentence
+    text = paper.text(span.field)
+    if not 0 <= span.start < span.end <= len(text):
+        return f"offsets outside the {span.field.value} ({len(text)} characters)"
+    if text[span.start : span.end] != mention.text:
+        return f"the {span.field.value} has {text[span.start : span.end]!r} there"
+    if sentence.field is not span.field or not (
+        0 <= sentence.start <= span.start and span.end <= sentence.end <= len(text)
+    ):
+        return f"sentence {sentence.field.value} {sentence.start}-{sentence.end} does not hold it"
+    return None
