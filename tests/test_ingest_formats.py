@@ -204,3 +204,10 @@ def test_ids_are_stable_across_runs_and_input_order_is_kept() -> None:
 def test_path_objects_are_kept_as_given() -> None:
     paper = next(read_papers([FIXTURES / "papers.json"]))
     assert paper.source == str(FIXTURES / "papers.json")
+
+
+def test_a_single_path_and_a_byte_order_mark_are_fine(tmp_path: Path) -> None:
+    bom = tmp_path / "bom.txt"
+    bom.write_bytes(b"\xef\xbb\xbf\nBOM Papers\n\nOne abstract.\n")
+    [paper] = read_papers(str(bom))
+    assert (paper.collection, paper.abstract, paper.record) == ("BOM Papers", "One abstract.", 2)

@@ -57,6 +57,8 @@ def read_papers(
     `{id}~2` (different content) and listed in `report.duplicates`.
     """
     report = report if report is not None else IngestReport()
+    if isinstance(paths, str | os.PathLike):  # one path, not an iterable of characters
+        paths = [paths]
     sources = [inspect(path) for path in paths]
     dedup = Deduplicator()
     for source in sources:

@@ -33,7 +33,9 @@ def paragraphs(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
     """(1-based number, raw bytes) of each paragraph, one at a time."""
     number = 0
     lines: list[bytes] = []
-    for line in stream:
+    for i, line in enumerate(stream):
+        if i == 0:
+            line = line.removeprefix(b"\xef\xbb\xbf")  # a UTF-8 byte-order mark
         if line.strip():
             lines.append(line)
         elif lines:
@@ -49,7 +51,7 @@ def read_text(stream: BinaryIO) -> Iterator[RawRecord]:
     collection: str | None = None
     for number, raw in paragraphs(stream):
         try:
-            paragraph = raw.decode("utf-8-sig" if number == 1 else "utf-8")
+            paragraph = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             yield RawRecord(
                 number,
