@@ -131,9 +131,12 @@ class Gazetteer:
         return sum(len(group) for group in self._by_key.values())
 
     def lookup(self, text: str) -> tuple[Entry, ...]:
-        """Entries whose label has the `norm_key` of `text`, best first: an exact spelling
-        first, then by source trust (PwC, LLM list, NLP-TDMS, leaderboards, CSO)."""
+        """Entries whose label has the `norm_key` of `text`, best first: by source trust (PwC,
+        LLM list, NLP-TDMS, leaderboards, CSO), except that a distinctive spelling ("ADAM",
+        "SQuAD") puts the entries spelled exactly so first."""
         found = self._by_key.get(norm_key(text), ())
+        if not any(c.isupper() or c.isdigit() for c in text[1:]):
+            return found
         exact = tuple(e for e in found if e.label == text)
         return exact + tuple(e for e in found if e.label != text) if exact else found
 

@@ -58,13 +58,6 @@ NOT_A_DATASET_WORD = rules._words(
     "wer per bleu accuracy f1 em test results testclean testother recognition prediction "
     "answers trained images models examples"
 )
-# sota-extractor model names: words that make a row label a description, not a model name.
-NOT_A_MODEL_WORD = rules._words(
-    "baseline anonymous single ensemble model models layer layers encoders encoder with et al "
-    "and the of for on team system microsoft ibm msra cmu google kakao brain nec uiuc deepl"
-)
-# Leaderboard submission handles rather than model names: "baseline1", "Model_Team_34".
-SUBMISSION_HANDLE = re.compile(r"_|^(baseline|ensemble|model|team|batch)", re.IGNORECASE)
 # CSO 3.4.1 labels absent from the 2019 ontology are kept only when they read as ML terms.
 CSO_NEW_CUES = rules._words(
     "learning neural network networks deep graph graphs language model models embedding "
@@ -254,31 +247,6 @@ def add_dataset(b: Builder, name: str, source: str, iri: str = "") -> None:
 
 
 # ----------------------------------------------------------------------------- sota-extractor
-def clean_model_name(raw: str) -> str | None:
-    """A leaderboard row's model name reduced to a model name, or None when it is a
-    description ("BERT + X (single model)", "Baseline", "Lee et al. (2017)").
-
-    >>> clean_model_name("AWD-LSTM-MoS (2018)"), clean_model_name("BERT Large (single model)")
-    ('AWD-LSTM-MoS', 'BERT Large')
-    >>> clean_model_name("BERT + BiLSTM"), clean_model_name("Attentive reader")
-    (None, None)
-    """
-    name = re.sub(r"\([^)]*\)|\*", " ", rules.clean_label(raw))
-    name = re.sub(r"\b(19|20)\d\d\b", " ", name)
-    name = " ".join(name.split())
-    if not name or not name[0].isalpha() or re.search(r"[+&/,:?;]| w/", name):
-        return None
-    if SUBMISSION_HANDLE.search(name):
-        return None
-    words = name.split()
-    if len(words) > 3 or any(w.lower().strip(".") in NOT_A_MODEL_WORD for w in words):
-        return None
-    # A model name has a capital after its first letter or a digit: "ESIM", "BiDAF", "T5".
-    if not any(c.isupper() or c.isdigit() for w in words for c in w[1:]):
-        return None
-    return name
-
-
 def sota_extractor(vocab: Path, b: Builder, task_iris: dict[str, str]) -> None:
     base = vocab / "pwc_sota_extractor"
 
@@ -305,7 +273,7 @@ def sota_extractor(vocab: Path, b: Builder, task_iris: dict[str, str]) -> None:
                         for m in rules.clean_metric(metric):
                             b.add(m, "Metric", "sota-metric")
                     for row in sota.get("rows", []):
-                        model = clean_model_name(row.get("model_name") or "")
+                        model = rules.clean_model_name(row.get("model_name") or "")
                         if model:
                             b.add(model, "Model", "sota-model")
     with (base / "synonyms.csv").open(encoding="utf-8", newline="") as fh:

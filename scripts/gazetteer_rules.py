@@ -411,7 +411,9 @@ def clean_metric(raw: str) -> list[str]:
     """
     name = clean_label(raw)
     name = re.sub(r"\s*\[[^\]]*\]\s*", " ", name).strip()
-    name = _SPLIT_PREFIX.sub("", name).rstrip("% ").strip()
+    while _SPLIT_PREFIX.match(name):  # "% Test Accuracy" -> "Accuracy"
+        name = _SPLIT_PREFIX.sub("", name, count=1)
+    name = name.rstrip("% ").strip()
     if _NOT_A_METRIC_CHAR.search(name) or not name[:1].isalpha():
         return []  # "R@1,IoU=0.5", "PSNR/SSIM", "F1≤20°", "1:1 Accuracy": settings, not names
     out = variants(name, qualifier_base=True) if "(" in name else [name]
@@ -420,3 +422,38 @@ def clean_metric(raw: str) -> list[str]:
 
 def _unique(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(items))
+
+
+# ---------------------------------------------------------------------------------------------
+# sota-extractor model names: words that make a row label a description, not a model name.
+NOT_A_MODEL_WORD = _words(
+    "baseline anonymous single ensemble model models layer layers encoders encoder with et al "
+    "and the of for on team system microsoft ibm msra cmu google kakao brain nec uiuc deepl"
+)
+# Leaderboard submission handles rather than model names: "baseline1", "Model_Team_34".
+SUBMISSION_HANDLE = re.compile(r"_|^(baseline|ensemble|model|team|batch)", re.IGNORECASE)
+
+
+def clean_model_name(raw: str) -> str | None:
+    """A leaderboard row's model name reduced to a model name, or None when it is a
+    description ("BERT + X (single model)", "Baseline", "Lee et al. (2017)").
+
+    >>> clean_model_name("AWD-LSTM-MoS (2018)"), clean_model_name("BERT Large (single model)")
+    ('AWD-LSTM-MoS', 'BERT Large')
+    >>> clean_model_name("BERT + BiLSTM"), clean_model_name("Attentive reader")
+    (None, None)
+    """
+    name = re.sub(r"\([^)]*\)|\*", " ", clean_label(raw))
+    name = re.sub(r"\b(19|20)\d\d\b", " ", name)
+    name = " ".join(name.split())
+    if not name or not name[0].isalpha() or re.search(r"[+&/,:?;]| w/", name):
+        return None
+    if SUBMISSION_HANDLE.search(name):
+        return None
+    words = name.split()
+    if len(words) > 3 or any(w.lower().strip(".") in NOT_A_MODEL_WORD for w in words):
+        return None
+    # A model name has a capital after its first letter or a digit: "ESIM", "BiDAF", "T5".
+    if not any(c.isupper() or c.isdigit() for w in words for c in w[1:]):
+        return None
+    return name

@@ -1,0 +1,141 @@
+"""scripts/build_gazetteer.py: its rules, and a rebuild byte-identical to the shipped files."""
+
+from __future__ import annotations
+
+import doctest
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPTS = ROOT / "scripts"
+
+
+def load_rules() -> ModuleType:
+    """scripts/ is not a package: load the rules module from its file."""
+    spec = importlib.util.spec_from_file_location("gazetteer_rules", SCRIPTS / "gazetteer_rules.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+rules = load_rules()
+
+
+def test_rule_doctests_pass() -> None:
+    result = doctest.testmod(rules)
+    assert result.attempted > 10
+    assert result.failed == 0
+
+
+def test_every_collection_has_exactly_one_type() -> None:
+    assert not rules.MODEL_COLLECTIONS & rules.METHOD_COLLECTIONS
+    assert "Convolutional Neural Networks" in rules.MODEL_COLLECTIONS
+    assert "Stochastic Optimization" in rules.METHOD_COLLECTIONS
+    assert "" not in rules.MODEL_COLLECTIONS | rules.METHOD_COLLECTIONS
+
+
+@pytest.mark.parametrize(
+    ("raw", "names"),
+    [
+        ("Accuracy (%)", ["Accuracy"]),
+        ("Mean IoU (test)", ["Mean IoU"]),
+        ("Bit per Character (BPC)", ["Bit per Character", "BPC"]),
+        ("Validation perplexity", ["perplexity"]),
+        ("% Test Accuracy", ["Accuracy"]),
+        ("mAP@0.5:0.95", ["mAP@0.5:0.95"]),
+        ("AP", ["AP"]),
+        ("Params (M)", ["Params"]),
+        ("Accuracy on Books", []),
+        ("AVERAGE AUC ON 14 LABEL", []),
+        ("Kitchen", []),
+        ("Test", []),
+        ("R@1,IoU=0.5", []),
+        ("N/A", []),
+    ],
+)
+def test_clean_metric(raw: str, names: list[str]) -> None:
+    assert rules.clean_metric(raw) == names
+
+
+@pytest.mark.parametrize(
+    ("label", "junk"),
+    [
+        ("", True),
+        ('""', True),
+        ("2019", True),
+        ("x", True),
+        ("Go", True),
+        ("T5", False),
+        ("ResNet", False),
+        ("a (b", True),
+        ("word " * 11, True),
+    ],
+)
+def test_is_junk(label: str, junk: bool) -> None:
+    assert rules.is_junk(rules.clean_label(label)) is junk
+
+
+@pytest.mark.parametrize(
+    ("key", "zipf", "generic"),
+    [
+        ("machine learning", 0.0, True),
+        ("layer", 4.4, True),
+        ("step", 5.1, True),
+        ("accuracy", 4.2, False),
+        ("dropout", 3.1, False),
+        ("convolution", 2.5, False),
+        ("question answering", 0.0, False),
+    ],
+)
+def test_is_generic(key: str, zipf: float, generic: bool) -> None:
+    assert rules.is_generic(key, zipf) is generic
+
+
+def test_cso_iri_and_label_repair() -> None:
+    assert rules.cso_iri("machine learning") == "https://cso.kmi.open.ac.uk/topics/machine_learning"
+    assert rules.fix_cso_label("cramu00e9r-rao lower bound") == "cramér-rao lower bound"
+
+
+def test_model_name_cleaning() -> None:
+    assert rules.clean_model_name("BiDAF (single model)") == "BiDAF"
+    assert rules.clean_model_name("hoanganh_VB_ensemble3") is None
+    assert rules.clean_model_name("Lee et al. (2017)") is None
+    assert rules.clean_model_name("baseline1") is None
+
+
+@pytest.mark.shared
+def test_rebuild_is_byte_identical(shared_data: Path, tmp_path: Path) -> None:
+    """The shipped files are exactly what the script builds from ../shared/data/vocab."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    result = subprocess.run(
+        [
+            sys.executable,
+            str(SCRIPTS / "build_gazetteer.py"),
+            "--vocab",
+            str(shared_data / "vocab"),
+            "--out",
+            str(tmp_path),
+            "--sample",
+            "3",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "gazetteer rows" in result.stdout
+    for name in ("gazetteer.tsv.gz", "vocab_hierarchy.tsv.gz"):
+        built = (tmp_path / name).read_bytes()
+        shipped = (ROOT / "kg" / "data" / name).read_bytes()
+        assert built == shipped, f"kg/data/{name} is stale: run scripts/build_gazetteer.py"
