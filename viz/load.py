@@ -1,0 +1,295 @@
+"""Read a paperkg graph (docs/VOCABULARY.md) into a networkx graph for the browser view.
+
+The skeleton — papers, concepts, links — is read for the whole graph; the heavier details
+(abstracts, authors, evidence sentences) only for the nodes a view draws (`load_details`).
+Parsing and queries use pyoxigraph (an order of magnitude faster than rdflib, STACK_NOTES).
+
+Graph model (`nx.DiGraph`, node ids are IRIs):
+
+- paper nodes: ``kind="paper"``, ``label`` (title, else the start of the abstract, else the id),
+  ``title``, ``pid``, ``url``, ``year``, ``venue``, ``count`` (its number of concepts);
+- concept nodes: ``kind="concept"``, ``label``, ``ctype`` (``Model`` … ``Concept``),
+  ``aliases`` (sorted altLabels), ``count`` (``kg:paperCount``, else its linked papers);
+- edges paper → concept: ``role`` (the strongest role property; ``hasKeyword`` when the link
+  only comes from author keywords; ``mentions`` otherwise) and ``keyword`` (has ``kg:hasKeyword``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kg.errors import InputError
+from kg.namespaces import KG_IRI, PREFIXES
+from viz.style import ROLE_ORDER, TYPE_ORDER
+
+if TYPE_CHECKING:
+    import networkx as nx
+    import pyoxigraph
+
+#: Anything `open_store` reads: a file or on-disk store directory, a pyoxigraph `Store`, an
+#: rdflib `Graph`, or an iterable of pyoxigraph `Triple`s / `Quad`s.
+GraphSource = Any
+
+_PREFIXES = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
+_CONCEPT_TYPES = " ".join(f"kg:{t}" for t in TYPE_ORDER if t != "Paper")
+_ROLE_VALUES = " ".join(f"kg:{r}" for r in ROLE_ORDER)
+_TYPE_RANK = {t: i for i, t in enumerate(TYPE_ORDER)}
+_ROLE_RANK = {r: i for i, r in enumerate(ROLE_ORDER)}
+#: Characters of the abstract kept for the label of an untitled paper and for the page.
+SNIPPET_CHARS = 600
+_VALUES_CHUNK = 400
+
+Q_PAPERS = _PREFIXES + f"""
+SELECT ?p ?id ?title ?snippet ?url ?year ?venue WHERE {{
+  ?p a schema:ScholarlyArticle .
+  OPTIONAL {{ ?p dcterms:identifier ?id }}
+  OPTIONAL {{ ?p dcterms:title ?title }}
+  OPTIONAL {{ ?p dcterms:abstract ?abstract
+             BIND(SUBSTR(?abstract, 1, {SNIPPET_CHARS}) AS ?snippet) }}
+  OPTIONAL {{ ?p schema:url ?url }}
+  OPTIONAL {{ ?p schema:datePublished ?year }}
+  OPTIONAL {{ ?p kg:venue ?venue }}
+}}"""
+
+Q_CONCEPTS = _PREFIXES + f"""
+SELECT ?c ?type ?label ?rdfsLabel ?count WHERE {{
+  ?c a skos:Concept .
+  OPTIONAL {{ VALUES ?type {{ {_CONCEPT_TYPES} }} ?c a ?type }}
+  OPTIONAL {{ ?c skos:prefLabel ?label }}
+  OPTIONAL {{ ?c rdfs:label ?rdfsLabel }}
+  OPTIONAL {{ ?c kg:paperCount ?count }}
+}}"""
+
+Q_ALIASES = _PREFIXES + "SELECT ?c ?alias WHERE { ?c a skos:Concept ; skos:altLabel ?alias }"
+
+Q_LINKS = _PREFIXES + f"""
+SELECT ?p ?role ?c WHERE {{ VALUES ?role {{ {_ROLE_VALUES} }} ?p ?role ?c }}"""
+
+Q_PAPER_DETAILS = _PREFIXES + """
+SELECT ?p ?authors ?code WHERE {
+  VALUES ?p { %s }
+  OPTIONAL { ?p kg:authorList ?authors }
+  OPTIONAL { ?p schema:codeRepository ?code }
+}"""
+
+Q_EVIDENCE = _PREFIXES + """
+SELECT ?p ?c ?text ?field ?start ?end ?sentence ?sentenceStart WHERE {
+  VALUES ?p { %s }
+  ?e kg:paper ?p ; kg:concept ?c ; kg:text ?text .
+  OPTIONAL { ?e kg:field ?field }
+  OPTIONAL { ?e kg:start ?start ; kg:end ?end }
+  OPTIONAL { ?e kg:inSentence ?s . ?s kg:text ?sentence ; kg:start ?sentenceStart }
+}"""
+
+
+def open_store(source: GraphSource) -> pyoxigraph.Store:
+    """An in-memory pyoxigraph store holding `source` (see `GraphSource`).
+
+    >>> import pyoxigraph as ox
+    >>> open_store([ox.Triple(ox.NamedNode("http://a"), ox.NamedNode("http://b"),
+    ...                       ox.Literal("c"))]).query("ASK { ?s ?p 'c' }")
+    <QueryBoolean true>
+    """
+    import pyoxigraph as ox
+
+    if isinstance(source, ox.Store):
+        return source
+    if isinstance(source, str | os.PathLike):
+        return _store_from_path(Path(source))
+    store = ox.Store()
+    if type(source).__module__.startswith("rdflib"):
+        # rdflib's N-Triples writer is its fastest; pyoxigraph then parses it natively.
+        store.load(source.serialize(format="nt", encoding="utf-8"), format=ox.RdfFormat.N_TRIPLES)
+        return store
+    if isinstance(source, Iterable):
+        store.extend(
+            q if isinstance(q, ox.Quad) else ox.Quad(q.subject, q.predicate, q.object)
+            for q in source
+        )
+        return store
+    raise TypeError(f"cannot read a graph from {type(source).__name__}: pass a file path, a "
+                    "pyoxigraph Store, an rdflib Graph or an iterable of triples")
+
+
+def _store_from_path(path: Path) -> pyoxigraph.Store:
+    import pyoxigraph as ox
+
+    if str(path).startswith(("http://", "https://")):
+        raise InputError("kg viz reads a graph file or store directory, not a SPARQL endpoint; "
+                         "export the graph to Turtle first", source=str(path))
+    if path.is_dir():
+        try:
+            return ox.Store.read_only(str(path))
+        except OSError as exc:
+            raise InputError(f"not a readable Oxigraph store directory ({exc})",
+                             source=str(path)) from exc
+    if not path.is_file():
+        raise InputError("no such file; pass the Turtle written by `kg build -o`", source=str(path))
+    fmt = ox.RdfFormat.from_extension(path.suffix.lstrip(".").lower()) if path.suffix else None
+    if fmt is None:
+        raise InputError(f"unknown RDF format {path.suffix or '(no extension)'!r}; use .ttl, .nt, "
+                         ".nq, .trig, .rdf or .jsonld", source=str(path))
+    store = ox.Store()
+    try:
+        store.load(path=str(path), format=fmt)
+    except SyntaxError as exc:
+        raise InputError(f"not valid {fmt.name}: {exc}", source=str(path)) from exc
+    return store
+
+
+def select(store: pyoxigraph.Store, sparql: str) -> Iterator[dict[str, Any]]:
+    """Rows of a SELECT query as dicts of plain values (IRIs and strings as `str`, integers as
+    `int`), over the union of all graphs."""
+    solutions = store.query(sparql, use_default_graph_as_union=True)
+    names = [var.value for var in solutions.variables]  # type: ignore[union-attr]
+    for solution in solutions:
+        yield {name: _plain(term) for name, term in zip(names, solution, strict=True) if term}
+
+
+def _plain(term: Any) -> str | int:
+    import pyoxigraph as ox
+
+    if isinstance(term, ox.Literal) and term.datatype.value.endswith(("#integer", "#int")):
+        try:
+            return int(term.value)
+        except ValueError:
+            return term.value
+    return str(term.value)
+
+
+def load_graph(store: pyoxigraph.Store) -> nx.DiGraph:
+    """The paper-concept skeleton of the whole graph (see the module docstring)."""
+    import networkx as nx
+
+    graph: nx.DiGraph = nx.DiGraph()
+    papers: dict[str, dict[str, Any]] = {}
+    for row in select(store, Q_PAPERS):
+        attrs = papers.setdefault(row["p"], {"kind": "paper"})
+        for key, name in (("id", "pid"), ("title", "title"), ("snippet", "snippet"),
+                          ("url", "url"), ("year", "year"), ("venue", "venue")):
+            # Several values (two URLs, say): keep the smallest, so the page is deterministic.
+            if key in row and (name not in attrs or str(row[key]) < str(attrs[name])):
+                attrs[name] = str(row[key])
+    for iri in sorted(papers):
+        attrs = papers[iri]
+        attrs["label"] = paper_label(attrs, iri)
+        graph.add_node(iri, **attrs)
+
+    concepts: dict[str, dict[str, Any]] = {}
+    for row in select(store, Q_CONCEPTS):
+        attrs = concepts.setdefault(row["c"], {"kind": "concept", "aliases": set()})
+        ctype = str(row.get("type", KG_IRI + "Concept")).removeprefix(KG_IRI)
+        if "ctype" not in attrs or _TYPE_RANK[ctype] < _TYPE_RANK[attrs["ctype"]]:
+            attrs["ctype"] = ctype
+        label = row.get("label") or row.get("rdfsLabel")
+        if label is not None and ("label" not in attrs or str(label) < attrs["label"]):
+            attrs["label"] = str(label)
+        if isinstance(row.get("count"), int):
+            attrs["count"] = row["count"]
+    for row in select(store, Q_ALIASES):
+        if row["c"] in concepts:
+            concepts[row["c"]]["aliases"].add(str(row["alias"]))
+    for iri in sorted(concepts):
+        attrs = concepts[iri]
+        if iri in papers:
+            continue
+        attrs.setdefault("label", iri.rsplit("/", 1)[-1])
+        attrs["aliases"] = tuple(sorted(attrs["aliases"] - {attrs["label"]}))
+        graph.add_node(iri, **attrs)
+
+    roles: dict[tuple[str, str], set[str]] = {}
+    for row in select(store, Q_LINKS):
+        p, c = row["p"], row["c"]
+        if p in papers and c in concepts:
+            roles.setdefault((p, c), set()).add(str(row["role"]).removeprefix(KG_IRI))
+    for (p, c) in sorted(roles):
+        found = roles[(p, c)]
+        graph.add_edge(p, c, role=strongest_role(found), keyword="hasKeyword" in found)
+
+    for node, attrs in graph.nodes(data=True):
+        if "count" not in attrs:
+            attrs["count"] = graph.degree(node)
+    return graph
+
+
+def strongest_role(found: Iterable[str]) -> str:
+    """The role an edge is drawn with: the strongest text role, else `hasKeyword`, else
+    `mentions`.
+
+    >>> strongest_role({"mentions", "uses", "proposes"}), strongest_role({"mentions", "hasKeyword"})
+    ('proposes', 'hasKeyword')
+    """
+    return min(found, key=lambda r: _ROLE_RANK.get(r, len(_ROLE_RANK)), default="mentions")
+
+
+def paper_label(attrs: dict[str, Any], iri: str) -> str:
+    """A paper's name: its title, else the first words of its abstract, else its id."""
+    if attrs.get("title"):
+        return str(attrs["title"])
+    snippet = str(attrs.get("snippet", "")).strip()
+    if snippet:
+        words = snippet.split()
+        return " ".join(words[:8]) + (" …" if len(words) > 8 else "")
+    return str(attrs.get("pid") or iri.rsplit("/", 1)[-1])
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One mention supporting a link: the sentence (or the bare mention) and where it is."""
+
+    text: str
+    field: str
+    start: int | None
+    context: str
+    mark_start: int
+    mark_end: int
+
+
+@dataclass(slots=True)
+class Details:
+    """What only drawn nodes need: authors, code links and the evidence of each link."""
+
+    authors: dict[str, str] = field(default_factory=dict)
+    code: dict[str, str] = field(default_factory=dict)
+    evidence: dict[tuple[str, str], list[Evidence]] = field(default_factory=dict)
+
+
+def load_details(store: pyoxigraph.Store, papers: Iterable[str]) -> Details:
+    """Authors, code links and evidence (sorted by field and offset) of `papers`."""
+    details = Details()
+    wanted = sorted(set(papers))
+    for i in range(0, len(wanted), _VALUES_CHUNK):
+        values = " ".join(f"<{iri}>" for iri in wanted[i:i + _VALUES_CHUNK])
+        for row in select(store, Q_PAPER_DETAILS % values):
+            p = row["p"]
+            for key, target in (("authors", details.authors), ("code", details.code)):
+                if key in row and (p not in target or str(row[key]) < target[p]):
+                    target[p] = str(row[key])
+        for row in select(store, Q_EVIDENCE % values):
+            details.evidence.setdefault((row["p"], row["c"]), []).append(_evidence(row))
+    for items in details.evidence.values():
+        items.sort(key=lambda e: (e.field != "title", e.field, e.start or 0, e.text))
+    return details
+
+
+def _evidence(row: dict[str, Any]) -> Evidence:
+    text = str(row["text"])
+    start = row.get("start") if isinstance(row.get("start"), int) else None
+    sentence = row.get("sentence")
+    offset = row.get("sentenceStart")
+    if isinstance(sentence, str) and isinstance(start, int) and isinstance(offset, int):
+        at = start - offset
+        if sentence[at:at + len(text)] == text:
+            return Evidence(text, str(row.get("field", "")), start, sentence, at, at + len(text))
+        # Offsets that disagree with the sentence: find the mention rather than mark garbage.
+        found = sentence.find(text)
+        if found >= 0:
+            return Evidence(text, str(row.get("field", "")), start, sentence, found,
+                            found + len(text))
+    return Evidence(text, str(row.get("field", "")), start, text, 0, len(text))
+
+
