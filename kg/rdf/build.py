@@ -90,14 +90,28 @@ class _GraphBuilder:
     def build(self) -> None:
         links = self._merge_links()
         for key, paper in self.papers.items():
-            self._paper(key, paper)
+            try:
+                self._paper(key, paper)
+            except ValueError as exc:  # pyoxigraph refuses e.g. lone surrogates in a literal
+                raise InputError(
+                    f"paper {key!r} cannot be written as RDF ({exc}); "
+                    "the reader must decode every field to valid Unicode",
+                    source=paper.source,
+                    record=paper.record,
+                ) from exc
         paper_count: dict[str, int] = defaultdict(int)
         for (key, concept_key), link in links.items():
             paper_count[concept_key] += 1
             self._link(key, concept_key, link)
         self._concept_scheme()
         for concept_key, concept in self.corpus.concepts.items():
-            self._concept(concept_key, concept, paper_count[concept_key])
+            try:
+                self._concept(concept_key, concept, paper_count[concept_key])
+            except ValueError as exc:
+                raise KGError(
+                    f"concept {concept_key!r} cannot be written as RDF ({exc}); "
+                    "its labels must be valid Unicode"
+                ) from exc
         self._evidence(links)
 
     # -- inputs ---------------------------------------------------------------------------
