@@ -24,6 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 
 from kg.errors import KGError
@@ -34,6 +35,7 @@ GAZETTEER_FILE = "gazetteer.tsv.gz"
 HIERARCHY_FILE = "vocab_hierarchy.tsv.gz"
 GAZETTEER_HEADER = ("label", "type", "source", "source_id", "key", "generic")
 HIERARCHY_HEADER = ("child_source_id", "broader_source_id", "source")
+Source = Path | Traversable  # a file on disk or inside the installed package
 
 # Lower is more trusted for typing: curated registries first, CSO's automatic topics last.
 SOURCE_RANK = {
@@ -94,22 +96,24 @@ def _rank(entry: Entry) -> tuple[int, str, str, str, str]:
 class Gazetteer:
     """Labels -> typed entries, and source IRIs -> broader IRIs. Build with `load()`."""
 
-    def __init__(
-        self, entries: dict[str, tuple[Entry, ...]], broader: dict[str, tuple[str, ...]]
-    ) -> None:
+    def __init__(self, entries: dict[str, tuple[Entry, ...]], hierarchy: Source) -> None:
         self._by_key = entries
-        self._broader = broader
+        self._hierarchy = hierarchy
+        self._broader: dict[str, tuple[str, ...]] | None = None  # read on first use
         self._by_id: dict[str, tuple[Entry, ...]] | None = None
 
     @classmethod
     def load(cls, folder: Path | None = None) -> Gazetteer:
-        """The shipped gazetteer (read once, then cached), or the one in `folder`."""
+        """The shipped gazetteer (read once, then cached), or the one in `folder`.
+
+        The hierarchy file is read on the first `broader()` call.
+        """
         if folder is None:
             return _load_shipped()
         return cls._read(folder / GAZETTEER_FILE, folder / HIERARCHY_FILE)
 
     @classmethod
-    def _read(cls, gazetteer: Path, hierarchy: Path) -> Gazetteer:
+    def _read(cls, gazetteer: Source, hierarchy: Source) -> Gazetteer:
         grouped: dict[str, list[Entry]] = defaultdict(list)
         types = {t.value: t for t in ConceptType}
         for n, row in _rows(gazetteer, GAZETTEER_HEADER):
@@ -120,12 +124,11 @@ class Gazetteer:
                     "scripts/build_gazetteer.py"
                 )
             grouped[key].append(Entry(label, types[ctype], source, source_id, generic == "1"))
-        entries = {key: tuple(sorted(group, key=_rank)) for key, group in grouped.items()}
-        parents: dict[str, list[str]] = defaultdict(list)
-        for _, (child, parent, _source) in _rows(hierarchy, HIERARCHY_HEADER):
-            parents[child].append(parent)
-        broader = {child: tuple(dict.fromkeys(ps)) for child, ps in parents.items()}
-        return cls(entries, broader)
+        entries = {
+            key: tuple(sorted(group, key=_rank)) if len(group) > 1 else (group[0],)
+            for key, group in grouped.items()
+        }
+        return cls(entries, hierarchy)
 
     def __len__(self) -> int:
         return sum(len(group) for group in self._by_key.values())
@@ -164,6 +167,11 @@ class Gazetteer:
     def broader(self, source_id: str) -> tuple[str, ...]:
         """The IRIs directly broader than `source_id` (CSO super-topics, PwC parent tasks,
         PwC method collections)."""
+        if self._broader is None:
+            parents: dict[str, list[str]] = defaultdict(list)
+            for _, (child, parent, _source) in _rows(self._hierarchy, HIERARCHY_HEADER):
+                parents[child].append(parent)
+            self._broader = {child: tuple(dict.fromkeys(ps)) for child, ps in parents.items()}
         return self._broader.get(source_id, ())
 
     def entries_for(self, source_id: str) -> tuple[Entry, ...]:
@@ -181,17 +189,13 @@ class Gazetteer:
 @cache
 def _load_shipped() -> Gazetteer:
     data = resources.files("kg") / "data"
-    with (
-        resources.as_file(data / GAZETTEER_FILE) as gaz,
-        resources.as_file(data / HIERARCHY_FILE) as hierarchy,
-    ):
-        return Gazetteer._read(Path(gaz), Path(hierarchy))
+    return Gazetteer._read(data / GAZETTEER_FILE, data / HIERARCHY_FILE)
 
 
-def _rows(path: Path, header: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
+def _rows(path: Source, header: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
     """(line number, fields) of a gzipped TSV whose first line is `header`."""
     try:
-        with gzip.open(path, "rt", encoding="utf-8") as fh:
+        with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as fh:
             lines = fh.read().split("\n")
     except OSError as exc:
         raise KGError(
