@@ -46,16 +46,37 @@ def _component_layout(component: nx.Graph, seed: int) -> dict[str, Position]:
     nodes = sorted(component)
     if len(nodes) == 1:
         return {nodes[0]: (0.0, 0.0)}
-    core = sorted(nodes, key=lambda n: (-component.degree(n), n))[:CORE_MAX]
-    # spring_layout places nodes in a [-1, 1] box at a spacing of about 1/sqrt(n).
+    core = _core(component)
+    # spring_layout places nodes in a [-1, 1] box; the box grows with the whole component so
+    # that the nodes placed around the core later have room.
     unit = nx.spring_layout(
         component.subgraph(core), seed=seed, iterations=100, method="force"
     )
-    scale = SPACING * math.sqrt(len(core)) / 2.0
+    scale = SPACING * math.sqrt(len(nodes)) / 2.0
     pos = {n: (float(xy[0]) * scale, float(xy[1]) * scale) for n, xy in unit.items()}
     if len(core) < len(nodes):
         _place_rest(component, pos, random.Random(seed))
     return pos
+
+
+def _core(component: nx.Graph) -> list[str]:
+    """Up to `CORE_MAX` nodes grown from the best-connected one, always taking the
+    best-connected node adjacent to the core, so that the core is itself connected."""
+    import heapq
+
+    start = min(component, key=lambda n: (-component.degree(n), n))
+    core = {start}
+    heap = [(-component.degree(m), m) for m in component[start]]
+    heapq.heapify(heap)
+    while heap and len(core) < CORE_MAX:
+        _, node = heapq.heappop(heap)
+        if node in core:
+            continue
+        core.add(node)
+        for m in component[node]:
+            if m not in core:
+                heapq.heappush(heap, (-component.degree(m), m))
+    return sorted(core)
 
 
 def _place_rest(component: nx.Graph, pos: dict[str, Position], rng: random.Random) -> None:

@@ -16,6 +16,7 @@ Graph model (`nx.DiGraph`, node ids are IRIs):
 
 from __future__ import annotations
 
+import gzip
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -129,13 +130,18 @@ def _store_from_path(path: Path) -> pyoxigraph.Store:
                              source=str(path)) from exc
     if not path.is_file():
         raise InputError("no such file; pass the Turtle written by `kg build -o`", source=str(path))
-    fmt = ox.RdfFormat.from_extension(path.suffix.lstrip(".").lower()) if path.suffix else None
+    gzipped = path.suffix.lower() == ".gz"
+    suffix = Path(path.stem).suffix if gzipped else path.suffix
+    fmt = ox.RdfFormat.from_extension(suffix.lstrip(".").lower()) if suffix else None
     if fmt is None:
-        raise InputError(f"unknown RDF format {path.suffix or '(no extension)'!r}; use .ttl, .nt, "
-                         ".nq, .trig, .rdf or .jsonld", source=str(path))
+        raise InputError(f"unknown RDF format {suffix or '(no extension)'!r}; use .ttl, .nt, "
+                         ".nq, .trig, .rdf or .jsonld (optionally + .gz)", source=str(path))
     store = ox.Store()
     try:
-        store.load(path=str(path), format=fmt)
+        if gzipped:
+            store.load(gzip.decompress(path.read_bytes()), format=fmt)
+        else:
+            store.load(path=str(path), format=fmt)
     except SyntaxError as exc:
         raise InputError(f"not valid {fmt.name}: {exc}", source=str(path)) from exc
     return store
@@ -144,8 +150,12 @@ def _store_from_path(path: Path) -> pyoxigraph.Store:
 def select(store: pyoxigraph.Store, sparql: str) -> Iterator[dict[str, Any]]:
     """Rows of a SELECT query as dicts of plain values (IRIs and strings as `str`, integers as
     `int`), over the union of all graphs."""
+    import pyoxigraph as ox
+
     solutions = store.query(sparql, use_default_graph_as_union=True)
-    names = [var.value for var in solutions.variables]  # type: ignore[union-attr]
+    if not isinstance(solutions, ox.QuerySolutions):
+        raise TypeError(f"not a SELECT query: {sparql[:80]!r}")
+    names = [var.value for var in solutions.variables]
     for solution in solutions:
         yield {name: _plain(term) for name, term in zip(names, solution, strict=True) if term}
 

@@ -12,6 +12,7 @@ names the papers and concepts the details panel lists but the view does not draw
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
@@ -112,7 +113,7 @@ def render_page(
         net.node_map[record["id"]] = record
     for u, v in sorted(graph.edges, key=lambda e: (ids.ref(e[0]), ids.ref(e[1]))):
         net.edges.append(_edge_record(u, v, graph.edges[u, v], ids, details))
-    net.options = _vis_options(len(order), use_physics)
+    net.options = _vis_options(use_physics, arrows=graph.is_directed())
 
     env = _environment()
     env.globals.update(
@@ -209,7 +210,7 @@ def _edge_record(
     record: dict[str, Any] = {"from": ids.ref(u), "to": ids.ref(v), "r": _ROLE_INDEX[attrs["role"]]}
     if attrs["role"] == "shared":
         record["w"] = attrs["weight"]
-        record["width"] = min(8.0, 0.5 + attrs["weight"])
+        record["width"] = round(min(8.0, 0.6 + 1.2 * math.sqrt(attrs["weight"] - 1)), 2)
         record["sp"] = [ids.ref(p) for p in attrs["papers"]]
         return record
     if attrs["role"] == "query":
@@ -225,9 +226,9 @@ def _edge_record(
     return record
 
 
-def _vis_options(n_nodes: int, physics: bool) -> dict[str, Any]:
+def _vis_options(physics: bool, *, arrows: bool) -> dict[str, Any]:
     """vis-network options; node looks come from one group per type (`style.TYPE_COLORS`)."""
-    groups = {}
+    groups: dict[str, dict[str, Any]] = {}
     for name in TYPE_ORDER:
         color = TYPE_COLORS[name]
         is_paper = name == PAPER
@@ -246,7 +247,7 @@ def _vis_options(n_nodes: int, physics: bool) -> dict[str, Any]:
         "nodes": {"borderWidth": 1, "font": {"face": "system-ui, sans-serif"}},
         "edges": {
             "smooth": False if big else {"enabled": True, "type": "continuous", "roundness": 0.2},
-            "arrows": {"to": {"enabled": not big, "scaleFactor": 0.4}},
+            "arrows": {"to": {"enabled": arrows and not big, "scaleFactor": 0.4}},
             "selectionWidth": 2,
             "hoverWidth": 1,
         },

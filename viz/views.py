@@ -47,7 +47,8 @@ def _n(count: int, word: str) -> str:
 
 def kinds(graph: nx.Graph, nodes: Iterable[str] | None = None) -> tuple[list[str], list[str]]:
     """(papers, concepts) among `nodes` (default: all), each in node order."""
-    papers, concepts = [], []
+    papers: list[str] = []
+    concepts: list[str] = []
     for node in graph.nodes if nodes is None else nodes:
         (papers if graph.nodes[node]["kind"] == "paper" else concepts).append(node)
     return papers, concepts

@@ -1,0 +1,124 @@
+"""`kg viz SOURCE -o graph.html`: the interactive, offline browser view (`viz.render_html`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from kg.cli import main
+from kg.errors import InputError, KGError
+
+
+def _params(pairs: tuple[str, ...]) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise InputError(f"--param takes NAME=VALUE, got {pair!r}")
+        values[name.strip()] = value
+    return values
+
+
+@main.command("viz")
+@click.argument("source")
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=Path("graph.html"),
+    show_default=True,
+    help="Write the page to this HTML file.",
+)
+@click.option(
+    "--view",
+    type=click.Choice(["whole", "ego", "concepts", "query"]),
+    default="whole",
+    show_default=True,
+    help="whole: the most connected part of the graph; ego: the neighbourhood of --focus; "
+    "concepts: concepts only, linked by shared papers; query: the result of --query.",
+)
+@click.option(
+    "--max-nodes",
+    type=click.IntRange(min=1),
+    default=300,
+    show_default=True,
+    help="Draw at most this many nodes; the page says what was left out.",
+)
+@click.option(
+    "--focus",
+    metavar="LABEL",
+    help="Draw the neighbourhood of this concept (label, alias or acronym) or paper (id or "
+    "title); implies --view ego.",
+)
+@click.option(
+    "--hops",
+    type=click.IntRange(min=1),
+    default=2,
+    show_default=True,
+    help="How many links away from --focus to draw.",
+)
+@click.option(
+    "--query",
+    "query_name",
+    metavar="NAME",
+    help="Draw the papers and concepts this named query returns (see `kg queries`); implies "
+    "--view query.",
+)
+@click.option(
+    "-p",
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A parameter of --query (repeatable), e.g. --param concept='diffusion model'.",
+)
+@click.option(
+    "--physics/--no-physics",
+    default=None,
+    help="Start with the physics simulation on or off (default: on up to 500 nodes). The "
+    "layout is computed beforehand either way; the page has a switch.",
+)
+def viz_command(
+    source: str,
+    output: Path,
+    view: str,
+    max_nodes: int,
+    focus: str | None,
+    hops: int,
+    query_name: str | None,
+    params: tuple[str, ...],
+    physics: bool | None,
+) -> None:
+    """Write an interactive HTML page of a graph that works offline (no network at all).
+
+    \b
+    SOURCE is a graph written by `kg build` (.ttl, .nt, .nq, .trig, ...; .gz too) or an
+    Oxigraph store folder.
+      kg viz graph.ttl -o graph.html
+      kg viz graph.ttl --focus "diffusion model" --hops 2 -o diffusion.html
+      kg viz graph.ttl --view concepts --max-nodes 150 -o concepts.html
+      kg viz graph.ttl --query papers-using --param concept=LLM -o llm.html
+    """
+    from viz import build_page
+
+    try:
+        page = build_page(
+            source,
+            view=view,
+            max_nodes=max_nodes,
+            focus=focus,
+            hops=hops,
+            query=query_name,
+            params=_params(params),
+            physics=physics,
+        )
+    except KGError as exc:
+        click.echo(f"error: {exc}", err=True)
+        raise SystemExit(exc.exit_code) from exc
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text(page.html, encoding="utf-8")
+    size = output.stat().st_size
+    click.echo(f"Wrote {output}: {page.nodes:,} nodes, {page.edges:,} links, "
+               f"{size / 1e6:.1f} MB (physics {'on' if page.physics else 'off'}).")
+    click.echo(page.note)
