@@ -197,7 +197,8 @@ def evaluate(
             if pred.ctype in best.types:
                 report.typed_right += 1
             else:
-                report.wrong_types.append((paper.n, pred.labels[0], pred.ctype, "/".join(best.types)))
+                report.wrong_types.append(
+                    (paper.n, pred.labels[0], pred.ctype, "/".join(best.types)))
             gold_roles = {paper.concepts[i].role for i in hits}
             if pred.role == "proposes":
                 if "proposes" in gold_roles:
@@ -220,7 +221,8 @@ def evaluate(
                 if found:
                     report.proposes_found += 1
                 elif i in matched_gold:
-                    report.proposes_errors.append((paper.n, g.label, "gold proposes, not predicted"))
+                    report.proposes_errors.append(
+                        (paper.n, g.label, "gold proposes, not predicted"))
     return report
 
 
@@ -237,3 +239,73 @@ def predictions_from_corpus(corpus: Corpus) -> tuple[dict[str, str], dict[str, l
                       link.role.value)
         )
     return abstracts, preds
+
+
+_GRAPH_QUERY = """
+PREFIX kg: <https://w3id.org/paperkg/ontology#>
+PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+SELECT ?paper ?concept ?type ?role ?label WHERE {
+  ?paper kg:mentions ?concept .
+  ?concept a ?type ; skos:prefLabel|skos:altLabel ?label .
+  FILTER(?type IN (kg:Model, kg:Method, kg:Task, kg:Dataset, kg:Metric, kg:Concept))
+  OPTIONAL {
+    ?paper ?role ?concept .
+    FILTER(?role IN (kg:proposes, kg:addresses, kg:evaluatesOn, kg:measures,
+                     kg:comparesWith, kg:uses))
+  }
+  FILTER EXISTS { ?e kg:paper ?paper ; kg:concept ?concept ; kg:field ?field .
+                  FILTER(?field != "keywords") }
+}
+"""
+_ABSTRACTS_QUERY = """
+PREFIX dcterms: <http://purl.org/dc/terms/>
+SELECT ?paper ?abstract WHERE { ?paper dcterms:abstract ?abstract }
+"""
+
+
+def predictions_from_graph(
+    path: str | Path,
+) -> tuple[dict[str, str], dict[str, list[Predicted]]]:
+    """(abstracts by paper IRI, predicted concepts by paper IRI) of a graph file."""
+    import pyoxigraph as ox
+
+    from kg.rdf.stats import load_store
+
+    store = load_store(path)
+    abstracts = {
+        str(row["paper"].value): str(row["abstract"].value)  # type: ignore[union-attr]
+        for row in store.query(_ABSTRACTS_QUERY)  # type: ignore[union-attr]
+    }
+    found: dict[tuple[str, str], dict[str, object]] = {}
+    pref: dict[str, str] = {}
+    for row in store.query(_GRAPH_QUERY):  # type: ignore[union-attr]
+        paper, concept = str(row["paper"].value), str(row["concept"].value)
+        item = found.setdefault((paper, concept), {"labels": set(), "type": "", "role": ""})
+        item["type"] = str(row["type"].value).rsplit("#", 1)[-1]
+        if row["role"] is not None:
+            item["role"] = str(row["role"].value).rsplit("#", 1)[-1]
+        item["labels"].add(str(row["label"].value))  # type: ignore[attr-defined]
+    for row in store.query(  # type: ignore[union-attr]
+        "SELECT ?c ?l WHERE { ?c <http://www.w3.org/2004/02/skos/core#prefLabel> ?l }"
+    ):
+        pref[str(row["c"].value)] = str(row["l"].value)
+    preds: dict[str, list[Predicted]] = {}
+    for (paper, concept), item in sorted(found.items()):
+        labels = sorted(item["labels"])  # type: ignore[call-overload]
+        first = pref.get(concept, labels[0])
+        ordered = (first, *(x for x in labels if x != first))
+        preds.setdefault(paper, []).append(
+            Predicted(ordered, str(item["type"]), str(item["role"]) or "mentions")
+        )
+    del ox
+    return abstracts, preds
+
+
+def is_paper_gold(path: str | Path) -> bool:
+    """True for a paper -> concept gold file (JSON object with "papers")."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            head = fh.read(4096)
+    except OSError as exc:
+        raise InputError(f"cannot read ({exc.strerror})", source=str(path)) from exc
+    return head.lstrip().startswith("{") and '"papers"' in head

@@ -17,6 +17,8 @@ True
 'gpt 4o'
 >>> norm_key("analysis")
 'analysis'
+>>> norm_key("MTHS"), norm_key("extensible stylesheet language (XSLT)")
+('mths', 'extensible stylesheet language xslt')
 """
 
 from __future__ import annotations
@@ -78,8 +80,12 @@ def norm_key(label: str) -> str:
     text = _WS.sub(" ", text).strip()
     if not text:
         return ""
+    if text.count("(") != text.count(")"):
+        text = _WS.sub(" ", text.replace("(", " ").replace(")", " ")).strip()
     head, _, last = text.rpartition(" ")
-    last = singularize(last)
+    original_last = label.strip().rsplit(maxsplit=1)[-1] if label.strip() else ""
+    if not (len(original_last) > 1 and original_last.isupper()):
+        last = singularize(last)  # "MTHS" is an acronym, not a plural
     return f"{head} {last}" if head else last
 
 

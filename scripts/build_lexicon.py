@@ -1,11 +1,18 @@
-"""Build kg/data/lexicon.tsv.gz: word document frequencies over real ML abstracts.
+"""Build the background statistics the extractor uses, from 35k real ML abstracts.
 
 Source: the 35,108 paper records of ../shared/data/paperlists/ (titles and abstracts of 69
-conference years; see ../shared/data/SOURCES.md). Only counts are shipped, never text.
+conference years; see ../shared/data/SOURCES.md). Only counts are shipped, never text:
 
-The extractor uses it to repair PDF line-break hyphenation ("pro- pose" -> "propose",
-"multi- view" -> "multi-view") and to tell generic words (very high document frequency) from
-terms. Rebuild with:  python scripts/build_lexicon.py ../shared/data/paperlists kg/data/lexicon.tsv.gz
+- kg/data/lexicon.tsv.gz — word -> number of abstracts containing it. Repairs PDF line-break
+  hyphenation ("pro- pose" -> "propose", "multi- view" -> "multi-view") and tells rare,
+  specific words from common ones.
+- kg/data/phrases.tsv.gz — normalised 2-4-word phrase (kg.normalize.norm_key) -> number of
+  abstracts containing it, for phrases in at least 3. A noun phrase that many papers use
+  ("instruction tuning", "KV cache") is an established term; one no other paper uses
+  ("parameter sign") is a one-off description (termhood, as in C-value/NC-value term
+  extraction, Frantzi et al. 2000).
+
+Rebuild: python scripts/build_lexicon.py ../shared/data/paperlists kg/data
 """
 
 from __future__ import annotations
@@ -18,39 +25,74 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from kg.normalize import norm_key
+
 WORD = re.compile(r"[A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*")
-MIN_DF = 3
+TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'’][A-Za-z0-9]+)*|\d+[A-Za-z]+[A-Za-z0-9]*")
+CLAUSE = re.compile(r"[.;:!?()\[\],\"“”]")
+# Phrases may not start or end with these (they are not terms: "of the", "we propose").
+EDGE_STOP = frozenset(
+    """a an the of in on for to and or with by from as at is are was were be been being this
+    that these those we our their its it which what how when where while can could may might
+    will would should has have had not no but than then thus also such via using based into
+    over under between across within without about through per each both all any more most
+    less very i you they he she us them new novel""".split()
+)
+MIN_WORD_DF = 3
+MIN_PHRASE_DF = 3
+
+
+def _write(path: Path, header: str, rows: list[tuple[str, int]]) -> None:
+    buf = io.StringIO()
+    buf.write(header + "\n")
+    for key, n in rows:
+        buf.write(f"{key}\t{n}\n")
+    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
+        gz.write(buf.getvalue().encode("utf-8"))
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paperlists", type=Path)
-    parser.add_argument("output", type=Path)
+    parser.add_argument("outdir", type=Path)
     args = parser.parse_args()
-    df: Counter[str] = Counter()
+    words_df: Counter[str] = Counter()
+    phrases_df: Counter[str] = Counter()
+    key_cache: dict[str, str] = {}
     docs = 0
     for path in sorted(args.paperlists.glob("*.json.gz")):
         with gzip.open(path, "rt", encoding="utf-8") as fh:
-            for record in json.load(fh):
-                text = f"{record.get('title') or ''} {record.get('abstract') or ''}"
-                words = {w.lower() for w in WORD.findall(text)}
-                # A hyphenated word also counts for its parts and its closed-up form.
-                for w in list(words):
-                    if "-" in w:
-                        words.update(w.split("-"))
-                docs += 1
-                df.update(words)
-    rows = sorted((w, n) for w, n in df.items() if n >= MIN_DF)
-    buf = io.StringIO()
-    buf.write(f"#docs\t{docs}\n")
-    for word, n in rows:
-        buf.write(f"{word}\t{n}\n")
-    args.output.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.output, "wb") as raw, gzip.GzipFile(
-        filename="", mode="wb", fileobj=raw, mtime=0
-    ) as gz:
-        gz.write(buf.getvalue().encode("utf-8"))
-    print(f"{docs} documents, {len(rows)} words with df >= {MIN_DF} -> {args.output}")
+            records = json.load(fh)
+        for record in records:
+            text = f"{record.get('title') or ''}. {record.get('abstract') or ''}"
+            words = {w.lower() for w in WORD.findall(text)}
+            for w in list(words):
+                if "-" in w:
+                    words.update(w.split("-"))
+            words_df.update(words)
+            phrases: set[str] = set()
+            for clause in CLAUSE.split(text):
+                low = [t.lower() for t in TOKEN.findall(clause)]
+                for size in (2, 3, 4):
+                    for i in range(len(low) - size + 1):
+                        gram = low[i : i + size]
+                        if gram[0] in EDGE_STOP or gram[-1] in EDGE_STOP:
+                            continue
+                        joined = " ".join(gram)
+                        key = key_cache.get(joined)
+                        if key is None:
+                            key = key_cache[joined] = norm_key(joined)
+                        phrases.add(key)
+            phrases_df.update(phrases)
+            docs += 1
+        key_cache.clear()
+    args.outdir.mkdir(parents=True, exist_ok=True)
+    word_rows = sorted((w, n) for w, n in words_df.items() if n >= MIN_WORD_DF)
+    phrase_rows = sorted((p, n) for p, n in phrases_df.items() if n >= MIN_PHRASE_DF)
+    _write(args.outdir / "lexicon.tsv.gz", f"#docs\t{docs}", word_rows)
+    _write(args.outdir / "phrases.tsv.gz", f"#docs\t{docs}", phrase_rows)
+    print(f"{docs} abstracts: {len(word_rows)} words (df >= {MIN_WORD_DF}), "
+          f"{len(phrase_rows)} phrases (df >= {MIN_PHRASE_DF}) -> {args.outdir}")
 
 
 if __name__ == "__main__":

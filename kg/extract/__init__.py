@@ -52,6 +52,7 @@ def _default_gazetteer() -> tuple[list[tuple[str, str]], GazetteerLookup]:
 
     gaz = Gazetteer.load()
     terms = [(label, ctype.value) for label, ctype in gaz.terms()]
+    terms += [(label, ctype.value) for label, ctype in gaz.cased_terms()]
 
     def lookup(label: str) -> Sequence[tuple[ConceptType, bool]]:
         return [(e.type, e.generic) for e in gaz.lookup(label)]

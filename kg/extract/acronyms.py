@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from spacy.tokens import Doc, Span
 
 _SHORT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-./&]{0,11}$")
-_STOP_PAREN = frozenset({"e.g.", "i.e.", "e.g", "i.e", "eg", "ie", "cf", "cf.", "see", "resp", "resp."})
+_STOP_PAREN = frozenset(
+    {"e.g.", "i.e.", "e.g", "i.e", "eg", "ie", "cf", "cf.", "see", "resp", "resp."}
+)
 # Tokens that end a candidate long form when walking left from the parenthesis.
 _BOUNDARY_TEXT = frozenset({",", ";", ":", "(", ")", "[", "]", "{", "}", "\"", "“", "”", "—", "–"})
 _AKA = re.compile(r"^(a\.?k\.?a\.?|aka)$", re.IGNORECASE)

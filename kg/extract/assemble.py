@@ -19,9 +19,10 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
+from kg.extract.background import phrase_count, word_df
 from kg.extract.candidates import FieldCandidates, Occurrence, is_generic_label
 from kg.extract.lexicon import GENERIC_HEADS
-from kg.extract.textfix import Repaired, lexicon
+from kg.extract.textfix import Repaired
 from kg.normalize import norm_key
 from kg.types import ConceptType, Field, Mention, Role, Span
 
@@ -43,7 +44,8 @@ _KIND_PRIORITY = {"acronym": 0, "name": 1, "gazetteer": 2, "chunk": 3}
 _MODEL_NAME = re.compile(r"\d+(\.\d+)?[BbMm]\b|-(Instruct|Chat|Base|base|chat|instruct)\b|"
                          r"^(GPT|Llama|LLaMA|Qwen|Mistral|Mixtral|Gemma|Claude|Gemini|Phi|"
                          r"DeepSeek|Vicuna|Falcon|OPT|BERT|RoBERTa|T5|ViT|CLIP|ResNet)")
-_RARE_DF = 0.004  # a single word in fewer than 0.4% of ML abstracts is a specific term
+_RARE_DF = 0.02  # a single word in fewer than 2% of ML abstracts is a specific term
+_ESTABLISHED = 3  # a phrase used in this many background abstracts is an established term
 
 
 @dataclass
@@ -69,21 +71,16 @@ class Entry:
         return [o.role for _, o in self.occurrences if o.role is not None]
 
 
-def _doc_frequency(word: str) -> float:
-    words = lexicon()
-    docs = words.get("#docs", 1)
-    return words.get(word.lower(), 0) / docs
-
-
-def _accept(entry: Entry, gazetteer: GazetteerLookup) -> bool:
+def acceptance(entry: Entry, gazetteer: GazetteerLookup) -> str | None:
+    """Why this candidate becomes a concept of its paper (a short reason), or None."""
     kinds = entry.kinds
     label = entry.labels.most_common(1)[0][0]
     if is_generic_label(label) or len(entry.key) < 2:
-        return False
+        return None
     if "acronym" in kinds or entry.long_form or entry.short_form:
-        return True
+        return "acronym"
     if "name" in kinds:
-        return True
+        return "name"
     words = entry.key.split()
     entries = gazetteer(label)
     specific_gaz = any(not generic for _, generic in entries)
@@ -91,17 +88,26 @@ def _accept(entry: Entry, gazetteer: GazetteerLookup) -> bool:
     strong_role = bool(roles & {Role.PROPOSES, Role.COMPARES_WITH, Role.EVALUATES_ON})
     if "gazetteer" in kinds or entries:
         if len(words) > 1 and specific_gaz:
-            return True
-        if specific_gaz and (entry.count >= 2 or _doc_frequency(words[0]) < _RARE_DF
-                             or strong_role):
-            return True
-        return entry.count >= 3 and len(words) > 1
+            return "gazetteer phrase"
+        if specific_gaz and entry.count >= 2:
+            return "gazetteer word, repeated"
+        if specific_gaz and word_df(words[0]) < _RARE_DF:
+            return "gazetteer word, rare"
+        if specific_gaz and strong_role:
+            return "gazetteer word, role"
+        return "gazetteer generic, repeated" if entry.count >= 3 and len(words) > 1 else None
     if len(words) == 1:
-        return (entry.count >= 2 and _doc_frequency(words[0]) < _RARE_DF
-                and words[0] not in GENERIC_HEADS)
+        if (entry.count >= 2 and word_df(words[0]) < _RARE_DF
+                and words[0] not in GENERIC_HEADS):
+            return "rare word, repeated"
+        return None
     if entry.count >= 2:
-        return True
-    return strong_role and any(c for _, o in entry.occurrences for c in o.type_cues)
+        return "phrase, repeated"
+    if phrase_count(entry.key) >= _ESTABLISHED and words[-1] not in GENERIC_HEADS:
+        return "established phrase"
+    if strong_role and any(c for _, o in entry.occurrences for c in o.type_cues):
+        return "phrase, role and type"
+    return None
 
 
 def _decide_type(entry: Entry, gazetteer: GazetteerLookup, proposed: bool) -> ConceptType:
@@ -196,7 +202,7 @@ def assemble(
                 entry.long_form = acronyms[long_keys[key]]
             if occ.role is Role.PROPOSES:
                 proposal_sentences.add((pf.field, occ.sentence))
-    accepted = {k: e for k, e in entries.items() if _accept(e, gazetteer)}
+    accepted = {k: e for k, e in entries.items() if acceptance(e, gazetteer)}
     proposed_keys = {k for k, e in accepted.items() if Role.PROPOSES in e.roles}
     decided: dict[str, tuple[ConceptType, Role]] = {}
     for key, entry in accepted.items():

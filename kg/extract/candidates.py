@@ -82,9 +82,29 @@ def _definition_terms(doc: Doc, definitions: list[Definition]) -> list[Term]:
     return terms
 
 
+_TYPE_HEADS = frozenset(
+    """method methods approach approaches technique techniques algorithm algorithms model models
+    framework frameworks task tasks problem problems strategy strategies system systems
+    scheme schemes""".split()
+)
+
+
+def _is_premodifier(span: Span) -> bool:
+    """True when the span modifies a following content noun ("time series" in "time series
+    forecasting", "diffusion" in "diffusion step"): the concept is the bigger phrase."""
+    last = span[-1]
+    if last.dep_ not in {"compound", "amod", "nmod", "npadvmod"} or last.head.i < span.end:
+        return False
+    return last.head.lower_ not in _TYPE_HEADS
+
+
 def _gazetteer_terms(doc: Doc) -> list[Term]:
-    spans = doc.spans[GAZETTEER_KEY] if GAZETTEER_KEY in doc.spans else []
-    return [Term(s.start, s.end, s.text, "gazetteer", ConceptType(s.label_)) for s in spans]
+    spans = doc.spans.get(GAZETTEER_KEY, [])
+    return [
+        Term(s.start, s.end, s.text, "gazetteer", ConceptType(s.label_))
+        for s in spans
+        if not _is_premodifier(s) and not (len(s) == 1 and s[0].pos_ in {"VERB", "AUX"})
+    ]
 
 
 def _title_prefix(doc: Doc) -> str | None:

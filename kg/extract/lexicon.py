@@ -27,6 +27,35 @@ EVALUATIVE = frozenset(
     """.split()
 )
 
+GENERAL_ADJECTIVES = frozenset(
+    # General-purpose adjectives of size, degree, time, quality and kind: they describe a
+    # concept in this sentence, they are not part of its name.
+    """large larger largest small smaller smallest big huge tiny high higher highest low lower
+    lowest fast faster slow slower rapid quick complex simple complicated difficult hard easy
+    challenging increasing decreasing growing rising emerging evolving ongoing future past
+    early earlier late later subsequent initial preliminary recent modern contemporary old
+    older subjective objective theoretical empirical experimental practical architectural
+    computational reliable accurate precise exact approximate actual true false correct
+    incorrect valid invalid relevant irrelevant useful helpful meaningful significant
+    insignificant potential possible feasible available necessary sufficient insufficient
+    essential fundamental basic core primary secondary central crucial vital valuable notable
+    noteworthy interesting surprising unexpected obvious clear specific broad narrow wide
+    overall general particular unique distinct separate common rare frequent typical atypical
+    usual unusual normal abnormal original novel new fresh given consistent inconsistent
+    coherent fragile efficient inefficient effective ineffective expensive cheap costly
+    affordable scalable flexible rigid sensitive insensitive limited unlimited extensive
+    intensive massive vast considerable substantial marginal minimal maximal optimal suboptimal
+    ideal perfect imperfect poor rich strong weak powerful superior inferior comparable similar
+    different diverse various varied multiple numerous several few many much more most less
+    least further additional extra detailed thorough comprehensive systematic principled
+    careful rigorous promising remarkable impressive excellent outstanding exceptional
+    competitive favorable unfavorable positive negative desirable undesirable critical severe
+    serious mild moderate extreme heavy light public private widespread prevalent popular
+    dominant prevailing leading major minor key main whole entire complete partial full half
+    varying arbitrary certain respective
+    """.split()
+)
+
 DETERMINERS = frozenset(
     """a an the this that these those our their its his her my your we they it which what
     whose each every any all some both either neither no such another""".split()
@@ -68,6 +97,13 @@ GENERIC_HEADS = frozenset(
     recipe recipes toolkit suite library platform tool tools resource resources
     contribution contributions implementation implementations extension extensions
     generalization alternative alternatives counterpart counterparts manner fashion
+    body bodies margin margins volume volumes development developments popularity
+    relationship relationships relation relations modification modifications validation
+    page pages setup setups expert experts limit limits weight weights nature length lengths
+    attention interest advance advances advancement advancements cause causes reason
+    reasons role roles difference differences change changes trade-off tradeoff tradeoffs
+    bottleneck bottlenecks factor factors option options choice choices situation
+    situations circumstance circumstances context contexts detail details
     """.split()
 )
 
@@ -131,4 +167,12 @@ WORD_SUFFIX_TYPES: tuple[tuple[str, ConceptType], ...] = (
     ("ization", ConceptType.METHOD),
     ("isation", ConceptType.METHOD),
     ("ment", ConceptType.CONCEPT),
+)
+
+# Heads that only say "this is a method": "preference tuning methods" names the concept
+# "preference tuning" (typed Method by the head).
+METHOD_HEADS = frozenset(
+    """method methods approach approaches technique techniques framework frameworks algorithm
+    algorithms strategy strategies scheme schemes mechanism mechanisms procedure procedures
+    pipeline pipelines paradigm paradigms""".split()
 )

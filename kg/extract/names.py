@@ -56,7 +56,8 @@ def is_name_like(token: Token, *, title_case_text: bool = False) -> bool:
     if text in _NOT_NAMES:
         return False
     tail = text[1:]
-    if any(c.isupper() for c in tail) and not text.isupper() or len(text) >= 2 and text.isupper():
+    camel = any(c.isupper() for c in tail) and not text.isupper()
+    if camel or (len(text) >= 2 and text.isupper()):
         return True
     if any(c.isdigit() for c in text):
         return True
@@ -120,7 +121,7 @@ def name_spans(doc: Doc, *, title_case_text: bool = False) -> list[Span]:
                 if is_name_like(nxt, title_case_text=title_case_text):
                     end += 1
                     continue
-                if _VERSION.match(nxt.text) and not is_quantity(nxt.text) or (
+                if (_VERSION.match(nxt.text) and not is_quantity(nxt.text)) or (
                     nxt.like_num and len(nxt.text) <= 4 and "." in nxt.text
                 ):
                     end += 1

@@ -66,12 +66,23 @@ def _variants(label: str) -> list[str]:
     return out
 
 
+def is_distinctive(label: str) -> bool:
+    """A label spelled unlike an ordinary word (a capital or digit after its first character:
+    "IS-A", "PaLM", "T5") is matched case-sensitively, so "is a" never matches "IS-A".
+
+    >>> is_distinctive("IS-A"), is_distinctive("Diffusion"), is_distinctive("deep learning")
+    (True, False, False)
+    """
+    return any(c.isupper() or c.isdigit() for c in label[1:])
+
+
 def load_nlp(
     model: str | None = None,
     *,
     gazetteer_terms: Iterable[tuple[str, str]] | None = None,
 ) -> Language:
-    """The extraction pipeline: English model, name-preserving tokenizer, gazetteer ruler."""
+    """The extraction pipeline: English model, name-preserving tokenizer, gazetteer rulers
+    (case-insensitive for ordinary labels, case-sensitive for distinctive ones)."""
     name = model or english_model_name()
     try:
         nlp = spacy.load(name, exclude=list(EXCLUDE))
@@ -79,16 +90,21 @@ def load_nlp(
         raise ModelError(f"cannot load the spaCy pipeline {name!r}: {exc}") from exc
     install_name_tokens(nlp)
     if gazetteer_terms is not None:
-        ruler = nlp.add_pipe(
-            "span_ruler",
-            name=GAZETTEER_KEY,
-            config={
-                "spans_key": GAZETTEER_KEY,
-                "phrase_matcher_attr": "LOWER",
-                "validate": False,
-                "overwrite": True,
-            },
-        )
-        with nlp.select_pipes(enable=[]):
-            ruler.add_patterns(gazetteer_patterns(gazetteer_terms))  # type: ignore[attr-defined]
+        terms = list(gazetteer_terms)
+        for attr, subset, overwrite in (
+            ("LOWER", [t for t in terms if not is_distinctive(t[0])], True),
+            ("ORTH", [t for t in terms if is_distinctive(t[0])], False),
+        ):
+            ruler = nlp.add_pipe(
+                "span_ruler",
+                name=f"{GAZETTEER_KEY}_{attr.lower()}",
+                config={
+                    "spans_key": GAZETTEER_KEY,
+                    "phrase_matcher_attr": attr,
+                    "validate": False,
+                    "overwrite": overwrite,
+                },
+            )
+            with nlp.select_pipes(enable=[]):
+                ruler.add_patterns(gazetteer_patterns(subset))  # type: ignore[attr-defined]
     return nlp

@@ -165,8 +165,8 @@ def evaluated_tokens(doc: Doc) -> set[int]:
             if token.lower_ in {"settings", "environments", "domains", "benchmarks", "tasks"}:
                 # "in three challenging settings -- autonomous driving, …"
                 for t in token.subtree:
-                    if t.dep_ in {"appos", "conj"} or t.i > token.i and t.pos_ in {"NOUN",
-                                                                                  "PROPN"}:
+                    if t.dep_ in {"appos", "conj"} or (t.i > token.i and t.pos_ in {"NOUN",
+                                                                                  "PROPN"}):
                         found.add(t.i)
     return found
 

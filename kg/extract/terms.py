@@ -13,14 +13,18 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span, Token
 
+from kg.extract.background import phrase_count, word_count
 from kg.extract.lexicon import (
     DETERMINERS,
     EVALUATIVE,
+    GENERAL_ADJECTIVES,
     GENERIC_HEADS,
     HEAD_TYPES,
+    METHOD_HEADS,
     NAME_TYPE_CUES,
 )
 from kg.extract.names import is_quantity
+from kg.normalize import norm_key
 from kg.types import ConceptType
 
 _LEADING_POS = frozenset({"DET", "PRON", "NUM", "ADV", "PUNCT", "CCONJ", "PART", "ADP", "SYM"})
@@ -61,21 +65,60 @@ def label_of(tokens: list[Token]) -> str:
     return "".join(out).strip().strip(",;:").strip()
 
 
+_BOUND = 0.03  # share of an adjective's uses with the next word that makes the pair a term
+
+
+def _is_bound(tok: Token) -> bool:
+    """Is a general adjective part of a fixed expression with the next word ("large language",
+    "natural language", "optimal transport") rather than a description ("high variance")?"""
+    doc = tok.doc
+    if tok.i + 1 >= len(doc):
+        return False
+    pair = f"{tok.lower_} {doc[tok.i + 1].lower_}"
+    return phrase_count(norm_key(pair)) >= _BOUND * max(word_count(tok.lower_), 1)
+
+
 def _is_trimmable_lead(tok: Token) -> bool:
     low = tok.lower_
     if low in DETERMINERS or low in EVALUATIVE or tok.pos_ in _LEADING_POS:
         return True
+    if low in GENERAL_ADJECTIVES:
+        return not _is_bound(tok)
     if is_quantity(tok.text) or tok.like_num:
         return True
     return tok.text in {"’s", "'s"} or tok.tag_ in {"PRP$", "WP$"}
 
 
+def _hyphen_compound(tokens: list[Token]) -> int:
+    """Length of a leading hyphenated compound ("state-of-the-art", "off-the-shelf") whose
+    text is an evaluative word, else 0."""
+    end = 1
+    while end + 1 < len(tokens) and tokens[end].text == "-" and not tokens[end - 1].whitespace_:
+        end += 2
+    if end == 1:
+        return 0
+    text = "".join(t.text for t in tokens[:end]).lower()
+    return end if text in EVALUATIVE or text in GENERAL_ADJECTIVES else 0
+
+
+def _is_number_compound(tokens: list[Token]) -> bool:
+    return (len(tokens) > 3 and (tokens[0].like_num or tokens[0].lower_ in {"multi", "single"})
+            and tokens[1].text == "-" and tokens[1].whitespace_ == "")
+
+
 def trim(span: Span) -> list[Token]:
     """Drop leading determiners/evaluative words/numbers and trailing punctuation."""
     tokens = list(span)
-    while tokens and _is_trimmable_lead(tokens[0]):
-        # "state-of-the-art", "large-scale": drop a whole hyphenated evaluative compound.
-        tokens.pop(0)
+    while tokens:
+        # "three-stage", "one-step": a number compound is a quantity, not part of the term.
+        if _is_number_compound(tokens):
+            del tokens[:3]
+        elif compound := _hyphen_compound(tokens):
+            del tokens[:compound]
+        elif _is_trimmable_lead(tokens[0]):
+            tokens.pop(0)
+        else:
+            break
     while tokens and tokens[0].text in {"-", "--"}:
         tokens.pop(0)
     while tokens and (tokens[-1].is_punct and tokens[-1].text not in {")", "]"}):
@@ -110,16 +153,21 @@ def chunk_terms(doc: Doc, name_spans: list[Span]) -> list[Term]:
             "NOUN", "PROPN"
         } and tokens[-1].lower_ not in HEAD_TYPES:
             tokens.pop()
+        htype = head_type(tokens[-1].lower_)
+        if len(tokens) > 1 and tokens[-1].lower_ in METHOD_HEADS and tokens[-2].pos_ in {
+            "NOUN", "PROPN", "VERB"
+        }:
+            tokens.pop()  # "preference tuning methods" -> "preference tuning" (a Method)
         label = label_of(tokens)
         if not label or not any(t.is_alpha for t in tokens):
             continue
-        terms.append(
-            Term(tokens[0].i, tokens[-1].i + 1, label, "chunk", head_type(tokens[-1].lower_))
-        )
+        terms.append(Term(tokens[0].i, tokens[-1].i + 1, label, "chunk", htype))
     return terms
 
 
-def _terms_around_names(doc: Doc, tokens: list[Token], names: list[Span], head: Token) -> list[Term]:
+def _terms_around_names(
+    doc: Doc, tokens: list[Token], names: list[Span], head: Token
+) -> list[Term]:
     """Terms of a chunk that contains names: the names, or a name-modified compound."""
     out: list[Term] = []
     last = names[-1]
@@ -138,8 +186,8 @@ def _terms_around_names(doc: Doc, tokens: list[Token], names: list[Span], head: 
     if content_after and not modifier_link and head.pos_ in {"NOUN", "PROPN"}:
         # "KV cache pruning methods" -> "KV cache pruning"; "SWE agent frameworks" -> "SWE agent"
         end_tokens = [t for t in tokens if t.i >= last.start]
-        while end_tokens and (end_tokens[-1].lower_ in GENERIC_HEADS
-                              and end_tokens[-1].lower_ not in HEAD_TYPES
+        while end_tokens and ((end_tokens[-1].lower_ in GENERIC_HEADS
+                              and end_tokens[-1].lower_ not in HEAD_TYPES)
                               or end_tokens[-1].is_punct):
             end_tokens.pop()
         if len(end_tokens) > len(last):

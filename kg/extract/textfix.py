@@ -8,11 +8,10 @@ exactly as stored.
 
 from __future__ import annotations
 
-import gzip
 import re
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
+
+from kg.extract.background import lexicon
 
 # "word- word": a hyphen followed by a space inside a word.
 _BROKEN = re.compile(r"(?<=[A-Za-z0-9.])- (?=[A-Za-z0-9])")
@@ -21,17 +20,6 @@ _LATEX_URL = re.compile(r"\\(?:url|href)\{([^}]*)\}")
 _EMPHASIS = re.compile(r"(?<![\w*])[*_]{1,2}(?=\w)|(?<=[\w).])[*_]{1,2}(?![\w*])")
 # Words after "X- " that mean a suspended hyphen ("pre- and post-training"), not a line break.
 _SUSPENDED = frozenset({"and", "or", "to", "vs", "versus", "nor", "as", "than", "&"})
-
-
-@cache
-def lexicon() -> dict[str, int]:
-    """Word -> document frequency over 35k real ML abstracts (kg/data/lexicon.tsv.gz)."""
-    data = resources.files("kg").joinpath("data", "lexicon.tsv.gz").read_bytes()
-    table: dict[str, int] = {}
-    for line in gzip.decompress(data).decode("utf-8").splitlines():
-        word, _, count = line.partition("\t")
-        table[word] = int(count)
-    return table
 
 
 @dataclass(frozen=True, slots=True)

@@ -51,6 +51,9 @@ def is_name_token(text: str) -> bool:
     return any(ch.isupper() or ch.isdigit() for ch in tail)
 
 
+_MAGNITUDE = re.compile(r"^\d+(\.\d+)?[KMBT]$")
+
+
 def install_name_tokens(nlp: Language) -> None:
     """Make `nlp`'s tokenizer keep name-like hyphenated strings whole (idempotent)."""
     tokenizer = nlp.tokenizer
@@ -59,8 +62,8 @@ def install_name_tokens(nlp: Language) -> None:
         return
 
     def token_match(text: str) -> bool:
-        if is_name_token(text):
-            return True
+        if is_name_token(text) or _MAGNITUDE.match(text):
+            return True  # "GPT-4o" and "128K" stay whole
         return bool(previous(text)) if previous is not None else False
 
     token_match._kg_names = True  # type: ignore[attr-defined]
