@@ -1,0 +1,168 @@
+"""Just enough SPARQL lexing to find a query's form and its group patterns.
+
+Parameters reach Oxigraph and remote endpoints as a one-row `VALUES` block placed at the start
+of every group pattern (`WHERE { VALUES (?a ?b) { (t1 t2) } … }`), which binds them throughout
+the query like rdflib's initBindings. The block's terms are written by pyoxigraph
+(`str(term)`: N-Triples syntax, which SPARQL reads as the same term), so a value cannot add
+syntax to the query; this module only finds *where* the blocks go.
+
+Hand-written because neither rdflib nor pyoxigraph exposes token positions. It knows the
+lexical tokens that can hide a brace: strings (all four quotings), IRIs and comments.
+
+>>> query_form("PREFIX ex: <http://e/#> select * { ?s ?p ?o }")
+'SELECT'
+>>> q = 'SELECT ?p WHERE { ?p ?x "{" OPTIONAL { ?p ?q ?x } }'
+>>> inject_values(q, ["x"], [['"a}"']])
+'SELECT ?p WHERE { VALUES (?x) { ("a}") } ?p ?x "{" OPTIONAL { VALUES (?x) { ("a}") } ?p ?q ?x } }'
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from kg.errors import QueryError
+
+FORMS = ("SELECT", "CONSTRUCT", "ASK", "DESCRIBE")
+
+# Order matters: long-quoted strings before short ones.
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<comment>\#[^\n\r]*)
+  | (?P<string>'''(?:[^'\\]|\\.|'(?!''))*'''|\"\"\"(?:[^"\\]|\\.|"(?!""))*\"\"\"
+              |'(?:[^'\\\n\r]|\\.)*'|"(?:[^"\\\n\r]|\\.)*")
+  | (?P<iri><[^<>"{}|^`\\\x00-\x20]*>)
+  | (?P<var>[?$][A-Za-z0-9_\u00b7\u00c0-\U000effff]+)
+  | (?P<word>[A-Za-z_][A-Za-z0-9_\-.:]*|:[A-Za-z0-9_\-.:]*)
+  | (?P<punct>[{}()])
+  | (?P<other>.)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One lexical token: its kind (a group name of `_TOKEN`), text and start offset."""
+
+    kind: str
+    text: str
+    start: int
+
+
+def tokens(text: str) -> Iterator[Token]:
+    """The tokens of a query, without whitespace and comments.
+
+    >>> [t.text for t in tokens('ASK { <a> ?b "x # y" } # done')]
+    ['ASK', '{', '<a>', '?b', '"x # y"', '}']
+    """
+    for match in _TOKEN.finditer(text):
+        kind = match.lastgroup or "other"
+        if kind not in ("ws", "comment"):
+            yield Token(kind, match.group(), match.start())
+
+
+def query_form(text: str) -> str:
+    """SELECT, CONSTRUCT, ASK or DESCRIBE; raises `QueryError` when there is none (an update)."""
+    for token in tokens(text):
+        if token.kind == "word" and token.text.upper() in FORMS:
+            return token.text.upper()
+        if token.kind == "punct":
+            break
+    raise QueryError(
+        "not a SPARQL query: expected SELECT, CONSTRUCT, ASK or DESCRIBE "
+        "(updates are not accepted here)"
+    )
+
+
+def group_starts(text: str) -> list[int]:
+    """The offsets just after every `{` that opens a group graph pattern.
+
+    That is every `{` except a CONSTRUCT template, a VALUES data block and a group that holds
+    a sub-SELECT (whose own WHERE group is counted). The CONSTRUCT WHERE short form has no
+    group of its own, so it cannot take parameters.
+    """
+    found: list[int] = []
+    items = list(tokens(text))
+    skipping = False  # inside a template or data block (they hold no braces)
+    values_pending = False
+    for i, token in enumerate(items):
+        previous = items[i - 1] if i > 0 else None
+        if _is_word(token, "VALUES"):
+            values_pending = True
+        if token.kind != "punct" or token.text not in "{}":
+            continue
+        if token.text == "}":
+            skipping = False
+            continue
+        if values_pending or _is_word(previous, "CONSTRUCT"):
+            skipping, values_pending = True, False
+        elif _is_word(previous, "WHERE") and i > 1 and _is_word(items[i - 2], "CONSTRUCT"):
+            raise QueryError(
+                "CONSTRUCT WHERE { … } cannot take parameters: write the template out "
+                "(CONSTRUCT { … } WHERE { … })"
+            )
+        elif not skipping and not (i + 1 < len(items) and _is_word(items[i + 1], "SELECT")):
+            found.append(token.start + 1)
+    if not found:
+        raise QueryError("the query has no group pattern ({ … }) to bind parameters in")
+    return found
+
+
+def _is_word(token: Token | None, word: str) -> bool:
+    return token is not None and token.kind == "word" and token.text.upper() == word
+
+
+def inject_values(text: str, variables: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """`text` with `VALUES (?v…) { (term…) }` at the start of every group pattern.
+
+    Joining the same one-row VALUES block into every group binds each variable throughout the
+    query, as if every occurrence were replaced by its term (SEP-0007 substitution, and what
+    rdflib's initBindings does): a parameter means the same in a nested group, an OPTIONAL, a
+    UNION branch, an EXISTS or a sub-SELECT as at the top. `rows` hold terms serialised by
+    pyoxigraph (`str(term)`); `UNDEF` leaves a variable unbound.
+    """
+    if not variables:
+        return text
+    for name in variables:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            raise QueryError(f"{name!r} is not a SPARQL variable name (letters, digits, _)")
+    head = " ".join(f"?{name}" for name in variables)
+    body = " ".join("(" + " ".join(row) + ")" for row in rows)
+    block = f" VALUES ({head}) {{ {body} }}"
+    pieces, last = [], 0
+    for at in group_starts(text):
+        pieces.append(text[last:at])
+        pieces.append(block)
+        last = at
+    pieces.append(text[last:])
+    return "".join(pieces)
+
+
+def undeclared_prefix(text: str) -> Token | None:
+    """The first prefixed name whose prefix no PREFIX declares (a common slip).
+
+    Parsers report it as an unexpected token somewhere nearby; this finds the real cause.
+
+    >>> undeclared_prefix("PREFIX x: <http://x/> SELECT * { ?s x:p ?o ; y:q ?z }").text
+    'y:q'
+    """
+    declared: set[str] = set()
+    previous: Token | None = None
+    for token in tokens(text):
+        if token.kind == "word" and ":" in token.text:
+            prefix = token.text.split(":", 1)[0]
+            if _is_word(previous, "PREFIX"):
+                declared.add(prefix)
+            elif prefix not in declared and prefix != "_":
+                return token
+        previous = token
+    return None
+
+
+def line_column(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset."""
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1

@@ -1,0 +1,196 @@
+"""The embedded, persistent Oxigraph store: bulk loads that are all-or-nothing.
+
+A store is an Oxigraph (RocksDB) folder, so `oxigraph serve --location DIR` can serve it too.
+`load_store` never writes into the live folder: it bulk-loads a new store next to it and swaps
+the two folders by renaming, so a failed load (bad file, full disk, Ctrl-C) leaves the previous
+contents exactly as they were, and readers that have the old store open keep reading it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import gc
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pyoxigraph as ox
+
+from kg.errors import InputError, StoreError
+
+__all__ = ["LoadReport", "is_store", "load_store", "open_read_only", "store_size"]
+
+_LOADING = ".loading-"
+
+
+@dataclass(frozen=True, slots=True)
+class LoadReport:
+    """What a load did: the store, its triple count afterwards, time and size on disk."""
+
+    store: Path
+    triples: int
+    seconds: float
+    size_bytes: int
+    replaced: bool
+
+    def summary(self) -> str:
+        """One line for the terminal."""
+        action = "replaced with" if self.replaced else "now holds"
+        return (
+            f"{self.store}: {action} {self.triples:,} triples in {self.seconds:.1f} s "
+            f"({self.size_bytes / 1e6:.1f} MB on disk)"
+        )
+
+
+def is_store(path: Path) -> bool:
+    """True when `path` is an Oxigraph (RocksDB) store folder."""
+    return (path / "CURRENT").is_file() and any(path.glob("MANIFEST-*"))
+
+
+def store_size(path: Path) -> int:
+    """Bytes used by the store's files."""
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def open_read_only(path: Path) -> ox.Store:
+    """Open the store in `path` for reading; other readers and a running load may share it."""
+    path = Path(path)
+    if not path.exists() and path.parent.is_dir():
+        with _locked(path):
+            _recover(path)
+    if not is_store(path):
+        raise StoreError(
+            f"{path} is not an Oxigraph store; create it with `kg load GRAPH --store {path}`"
+        )
+    try:
+        return ox.Store.read_only(str(path))
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot open the Oxigraph store: {exc}") from exc
+
+
+def load_store(
+    store_dir: Path | str,
+    graph_path_or_triples: Path | str | Iterable[Any],
+    *,
+    replace: bool = True,
+) -> LoadReport:
+    """Bulk-load a graph file, or pyoxigraph `Triple`s/`Quad`s, into the store at `store_dir`.
+
+    `replace=True` makes the store hold exactly the new graph; `replace=False` adds to what it
+    holds. All or nothing: on any failure the store keeps its previous contents and the error
+    (`InputError` for a bad file, `StoreError` otherwise) says why.
+    """
+    store_dir = Path(store_dir)
+    start = time.perf_counter()
+    store_dir.parent.mkdir(parents=True, exist_ok=True)
+    if store_dir.exists() and not is_store(store_dir) and any(store_dir.iterdir()):
+        raise StoreError(
+            f"{store_dir} exists and is not an Oxigraph store; refusing to replace it "
+            "(give an empty or new folder)"
+        )
+    with _locked(store_dir):
+        _recover(store_dir)
+        _remove_stale(store_dir)
+        work = Path(tempfile.mkdtemp(prefix=f".{store_dir.name}{_LOADING}", dir=store_dir.parent))
+        try:
+            fresh = work / "store"
+            if not replace and is_store(store_dir):
+                open_read_only(store_dir).backup(str(fresh))
+            triples = _bulk_load(fresh, graph_path_or_triples)
+            _swap(fresh, store_dir, work / "old")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    return LoadReport(
+        store_dir, triples, time.perf_counter() - start, store_size(store_dir), replace
+    )
+
+
+def _bulk_load(target: Path, data: Path | str | Iterable[Any]) -> int:
+    store = ox.Store(str(target))
+    try:
+        if isinstance(data, str | Path):
+            _bulk_load_file(store, Path(data))
+        else:
+            store.bulk_extend(_quads(data))
+        store.flush()
+        return len(store)
+    except OSError as exc:
+        raise StoreError(f"{target}: bulk load failed: {exc}") from exc
+    finally:
+        del store
+        gc.collect()  # closes the RocksDB handle before the folder is renamed
+
+
+def _bulk_load_file(store: ox.Store, path: Path) -> None:
+    from kg.query.sources import _rdflib_to_ntriples, open_binary, rdf_format
+
+    ox_format, rdflib_format, gzipped = rdf_format(path)
+    with open_binary(path) as data:
+        try:
+            if ox_format is None:
+                store.bulk_load(_rdflib_to_ntriples(data, rdflib_format), ox.RdfFormat.N_TRIPLES)
+            elif gzipped:
+                store.bulk_load(data, ox_format)
+            else:
+                store.bulk_load(path=str(path), format=ox_format)
+        except SyntaxError as exc:
+            raise InputError(f"not valid RDF, nothing loaded: {exc}", source=str(path)) from exc
+
+
+def _quads(items: Iterable[Any]) -> Iterator[ox.Quad]:
+    from kg.query.terms import from_rdflib
+
+    for item in items:
+        if isinstance(item, ox.Quad):
+            yield item
+        elif isinstance(item, ox.Triple):
+            yield ox.Quad(item.subject, item.predicate, item.object)
+        else:
+            s, p, o = (from_rdflib(term) for term in item)
+            yield ox.Quad(s, p, o)
+
+
+def _swap(fresh: Path, live: Path, old: Path) -> None:
+    """Put `fresh` at `live`; the previous store goes to `old` (deleted with the work dir)."""
+    if live.exists():
+        os.rename(live, old)
+    os.rename(fresh, live)
+
+
+def _recover(store_dir: Path) -> None:
+    """Undo a swap cut short between its two renames: put the previous store back."""
+    if store_dir.exists():
+        return
+    for old in sorted(store_dir.parent.glob(f".{store_dir.name}{_LOADING}*/old")):
+        if is_store(old):
+            os.rename(old, store_dir)
+            return
+
+
+def _remove_stale(store_dir: Path) -> None:
+    """Work folders of loads that died (we hold the lock, so none is running)."""
+    for work in store_dir.parent.glob(f".{store_dir.name}{_LOADING}*"):
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@contextmanager
+def _locked(store_dir: Path) -> Iterator[None]:
+    """One load at a time per store (an advisory lock file next to the store)."""
+    lock_path = store_dir.parent / f".{store_dir.name}.lock"
+    with lock_path.open("w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(
+                f"{store_dir}: another load is running (lock {lock_path}); wait for it"
+            ) from None
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
