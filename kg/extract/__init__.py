@@ -19,7 +19,8 @@ from kg.extract.assemble import GazetteerLookup, ParsedField, assemble
 from kg.extract.candidates import collect
 from kg.extract.pipeline import load_nlp
 from kg.extract.textfix import repair
-from kg.types import Acronym, ConceptType, Extraction, Field, Paper, Span
+from kg.types import Acronym, Extraction, Field, Paper, Span
+from kg.vocab import Entry
 
 __all__ = ["Extractor", "extract_urls"]
 
@@ -54,13 +55,10 @@ def _default_gazetteer() -> tuple[list[tuple[str, str]], GazetteerLookup]:
     terms = [(label, ctype.value) for label, ctype in gaz.terms()]
     terms += [(label, ctype.value) for label, ctype in gaz.cased_terms()]
 
-    def lookup(label: str) -> Sequence[tuple[ConceptType, bool]]:
-        return [(e.type, e.generic) for e in gaz.lookup(label)]
-
-    return terms, lookup
+    return terms, gaz.lookup
 
 
-def _no_gazetteer(label: str) -> Sequence[tuple[ConceptType, bool]]:
+def _no_gazetteer(label: str) -> Sequence[Entry]:
     return ()
 
 

@@ -22,12 +22,14 @@ from dataclasses import dataclass, field, replace
 from kg.extract.background import phrase_count, word_df
 from kg.extract.candidates import FieldCandidates, Occurrence, is_generic_label
 from kg.extract.lexicon import GENERIC_HEADS
+from kg.extract.terms import head_type
 from kg.extract.textfix import Repaired
 from kg.normalize import norm_key
 from kg.types import ConceptType, Field, Mention, Role, Span
+from kg.vocab import Entry
 
-GazetteerLookup = Callable[[str], Sequence[tuple[ConceptType, bool]]]
-"""label -> (type, generic) of every gazetteer entry with that label's key."""
+GazetteerLookup = Callable[[str], Sequence[Entry]]
+"""label -> every gazetteer entry with that label's key, best first."""
 
 EXTRACTOR_RULES = "rules"
 EXTRACTOR_GAZETTEER = "gazetteer"
@@ -49,7 +51,7 @@ _ESTABLISHED = 3  # a phrase used in this many background abstracts is an establ
 
 
 @dataclass
-class Entry:
+class CandidateGroup:
     """All candidate occurrences of one key in one paper."""
 
     key: str
@@ -71,7 +73,7 @@ class Entry:
         return [o.role for _, o in self.occurrences if o.role is not None]
 
 
-def acceptance(entry: Entry, gazetteer: GazetteerLookup) -> str | None:
+def acceptance(entry: CandidateGroup, gazetteer: GazetteerLookup) -> str | None:
     """Why this candidate becomes a concept of its paper (a short reason), or None."""
     kinds = entry.kinds
     label = entry.labels.most_common(1)[0][0]
@@ -82,8 +84,8 @@ def acceptance(entry: Entry, gazetteer: GazetteerLookup) -> str | None:
     if "name" in kinds:
         return "name"
     words = entry.key.split()
-    entries = gazetteer(label)
-    specific_gaz = any(not generic for _, generic in entries)
+    entries = _usable(label, gazetteer(label))
+    specific_gaz = any(not e.generic for e in entries)
     roles = set(entry.roles)
     strong_role = bool(roles & {Role.PROPOSES, Role.COMPARES_WITH, Role.EVALUATES_ON})
     if "gazetteer" in kinds or entries:
@@ -91,9 +93,7 @@ def acceptance(entry: Entry, gazetteer: GazetteerLookup) -> str | None:
             return "gazetteer phrase"
         if specific_gaz and entry.count >= 2:
             return "gazetteer word, repeated"
-        if specific_gaz and word_df(words[0]) < _RARE_DF:
-            return "gazetteer word, rare"
-        if specific_gaz and strong_role:
+        if specific_gaz and roles:
             return "gazetteer word, role"
         return "gazetteer generic, repeated" if entry.count >= 3 and len(words) > 1 else None
     if len(words) == 1:
@@ -101,16 +101,37 @@ def acceptance(entry: Entry, gazetteer: GazetteerLookup) -> str | None:
                 and words[0] not in GENERIC_HEADS):
             return "rare word, repeated"
         return None
+    if words[-1] in GENERIC_HEADS:
+        # "labeled data", "downstream task": a generic head needs an established, repeated
+        # phrase ("diffusion model" is one, and the gazetteer knows it anyway) — or, for a
+        # measure ("resolve rate"), repetition alone.
+        if entry.count >= 2 and (phrase_count(entry.key) >= _ESTABLISHED
+                                 or head_type(words[-1]) is ConceptType.METRIC):
+            return "generic-head phrase, repeated"
+        return None
     if entry.count >= 2:
         return "phrase, repeated"
-    if phrase_count(entry.key) >= _ESTABLISHED and words[-1] not in GENERIC_HEADS:
+    if phrase_count(entry.key) >= _ESTABLISHED:
         return "established phrase"
     if strong_role and any(c for _, o in entry.occurrences for c in o.type_cues):
         return "phrase, role and type"
     return None
 
 
-def _decide_type(entry: Entry, gazetteer: GazetteerLookup, proposed: bool) -> ConceptType:
+# Weight of one source's vote for a type, by how well its typing can be trusted.
+_SOURCE_WEIGHT = {"cso": 0.5}
+_TITLE_WORD = re.compile(r"^[A-Z][a-z]+$")
+
+
+def _usable(label: str, entries: Sequence[Entry]) -> list[Entry]:
+    """Gazetteer entries that can stand for `label`: a short all-caps label ("SSL", "KV") is
+    ambiguous with countless dataset acronyms, so dataset entries do not count for it."""
+    if len(label) <= 4 and label.isupper():
+        return [e for e in entries if e.type is not ConceptType.DATASET]
+    return list(entries)
+
+
+def _decide_type(entry: CandidateGroup, gazetteer: GazetteerLookup, proposed: bool) -> ConceptType:
     votes: Counter[ConceptType] = Counter()
     for _, occ in entry.occurrences:
         for ctype, weight in occ.type_cues:
@@ -119,23 +140,36 @@ def _decide_type(entry: Entry, gazetteer: GazetteerLookup, proposed: bool) -> Co
     if entry.long_form:
         labels.append(entry.long_form)
     for label in labels:
-        gaz = gazetteer(label)
-        if gaz:
-            types = Counter(t for t, _ in gaz)
-            for ctype, n in types.items():
-                votes[ctype] += 2.0 * n / len(gaz)
+        hits = _usable(label, gazetteer(label))
+        sources: dict[str, set[ConceptType]] = {}
+        for hit in hits:
+            sources.setdefault(hit.source, set()).add(hit.type)
+        for source, types in sources.items():
+            for ctype in types:
+                share = 2 * _SOURCE_WEIGHT.get(source, 2.0) / len(types) / len(sources)
+                votes[ctype] += share
     if votes:
         return max(votes.items(), key=lambda kv: (kv[1], -list(ConceptType).index(kv[0])))[0]
     label = labels[0]
     if _MODEL_NAME.search(label):
         return ConceptType.MODEL
+    if proposed:
+        return ConceptType.METHOD
     if "name" in entry.kinds or "acronym" in entry.kinds:
-        return ConceptType.METHOD if proposed or label[:1].isupper() else ConceptType.CONCEPT
+        words = label.split()
+        if len(words) > 1 and all(_TITLE_WORD.match(w) or w.islower() for w in words):
+            return ConceptType.CONCEPT  # "Inertial Confinement Fusion": a field, not a method
+        return ConceptType.CONCEPT if _TITLE_WORD.match(label) else ConceptType.METHOD
     return ConceptType.CONCEPT
 
 
-def _decide_role(entry: Entry, ctype: ConceptType, proposal_sentences: set[tuple[Field, int]],
-                 proposed_keys: set[str], title_prefix_key: str | None) -> Role:
+def _decide_role(
+    entry: CandidateGroup,
+    ctype: ConceptType,
+    proposal_sentences: set[tuple[Field, int]],
+    proposed_keys: set[str],
+    title_prefix_key: str | None,
+) -> Role:
     roles = entry.roles
     if entry.key == title_prefix_key:
         return Role.PROPOSES
@@ -146,7 +180,8 @@ def _decide_role(entry: Entry, ctype: ConceptType, proposal_sentences: set[tuple
         earlier = [o for f, o in entry.occurrences if f is Field.ABSTRACT
                    and first_proposal is not None and o.sentence < first_proposal]
         named = entry.kinds & {"acronym", "name"}
-        if not earlier and (named or ctype is not ConceptType.CONCEPT or entry.count >= 2):
+        introduced = any(o.introduced for _, o in entry.occurrences)
+        if not earlier and (named or introduced):
             return Role.PROPOSES
         roles = [r for r in roles if r is not Role.PROPOSES]
     if any(k != entry.key and re.search(rf"(^| ){re.escape(k)}( |$)", entry.key)
@@ -180,7 +215,7 @@ def assemble(
         for short, long, _, _ in pf.candidates.definitions:
             acronyms.setdefault(short, long)
     long_keys = {norm_key(long): short for short, long in acronyms.items()}
-    entries: dict[str, Entry] = {}
+    entries: dict[str, CandidateGroup] = {}
     proposal_sentences: set[tuple[Field, int]] = set()
     title_prefix_key = None
     for pf in fields:
@@ -190,7 +225,7 @@ def assemble(
             key = _key_for(occ.term.label, acronyms)
             if not key:
                 continue
-            entry = entries.setdefault(key, Entry(key))
+            entry = entries.setdefault(key, CandidateGroup(key))
             entry.occurrences.append((pf.field, occ))
             entry.labels[occ.term.label] += 1
             short = _short_of(occ.term.label, acronyms)
@@ -230,7 +265,7 @@ def _key_for(label: str, acronyms: dict[str, str]) -> str:
 def _mentions(
     original: dict[Field, str],
     fields: list[ParsedField],
-    accepted: dict[str, Entry],
+    accepted: dict[str, CandidateGroup],
     decided: dict[str, tuple[ConceptType, Role]],
 ) -> list[Mention]:
     mentions: list[Mention] = []

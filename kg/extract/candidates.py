@@ -16,8 +16,8 @@ from kg.extract.acronyms import Definition, find_definitions, short_key
 from kg.extract.lexicon import GENERIC_HEADS, HEAD_TYPES, NAME_TYPE_CUES
 from kg.extract.names import looks_title_cased, name_spans
 from kg.extract.pipeline import GAZETTEER_KEY
-from kg.extract.roles import token_roles
-from kg.extract.terms import Term, chunk_terms, label_of, trim
+from kg.extract.roles import introduced_tokens, token_roles
+from kg.extract.terms import Term, chunk_terms, head_type, label_of, trim
 from kg.types import ConceptType, Role
 
 
@@ -27,6 +27,7 @@ class Occurrence:
 
     term: Term
     role: Role | None
+    introduced: bool  # quoted, named, or held by "the concept/principle of …"
     type_cues: tuple[tuple[ConceptType, float], ...]
     sentence: int  # index of the sentence in the doc
     sent_start: int  # char offsets of the sentence in the doc text
@@ -74,9 +75,9 @@ def _following_cue(doc: Doc, term: Term) -> tuple[ConceptType, float] | None:
 def _definition_terms(doc: Doc, definitions: list[Definition]) -> list[Term]:
     terms: list[Term] = []
     for d in definitions:
-        long_tokens = trim(d.long) or list(d.long)
+        long_tokens = trim(d.long, keep_pos=True) or list(d.long)
         label = label_of(long_tokens)
-        head = HEAD_TYPES.get(long_tokens[-1].lower_) if long_tokens else None
+        head = head_type(long_tokens[-1].text) if long_tokens else None
         terms.append(Term(long_tokens[0].i, long_tokens[-1].i + 1, label, "acronym", head))
         terms.append(Term(d.short.start, d.short.end, d.short.text, "acronym", None))
     return terms
@@ -98,10 +99,22 @@ def _is_premodifier(span: Span) -> bool:
     return last.head.lower_ not in _TYPE_HEADS
 
 
+def _inside_word(span: Span) -> bool:
+    """A match that starts or ends inside a hyphenated word ("context models" in
+    "long-context models") is not a mention of the term."""
+    doc = span.doc
+    before = span.start > 0 and doc[span.start - 1].text == "-" and not doc[
+        span.start - 1].whitespace_
+    after = span.end < len(doc) and doc[span.end].text == "-" and not span[-1].whitespace_
+    return before or after
+
+
 def _gazetteer_terms(doc: Doc) -> list[Term]:
-    spans = doc.spans.get(GAZETTEER_KEY, [])
+    spans = [s for s in doc.spans.get(GAZETTEER_KEY, []) if not _inside_word(s)]
+    # No type here: the gazetteer votes once, per entry source, when the paper's types are set.
     return [
-        Term(s.start, s.end, s.text, "gazetteer", ConceptType(s.label_))
+        Term(s.start, s.end, label_of(list(s)) or s.text, "gazetteer",
+             head_type(s[-1].text) if len(s) > 1 else None)
         for s in spans
         if not _is_premodifier(s) and not (len(s) == 1 and s[0].pos_ in {"VERB", "AUX"})
     ]
@@ -124,10 +137,14 @@ def collect(doc: Doc, *, is_title: bool = False) -> FieldCandidates:
     definitions = find_definitions(doc)
     names = name_spans(doc, title_case_text=title_case)
     terms = _definition_terms(doc, definitions)
-    terms += [Term(s.start, s.end, s.text, "name", None) for s in names]
+    terms += [
+        Term(s.start, s.end, s.text, "name", head_type(s[-1].text) if len(s) > 1 else None)
+        for s in names
+    ]
     terms += _gazetteer_terms(doc)
     terms += chunk_terms(doc, names)
     roles = token_roles(doc)
+    introduced = introduced_tokens(doc)
     sentences = list(doc.sents)
     sent_of = {}
     for i, sent in enumerate(sentences):
@@ -153,6 +170,7 @@ def collect(doc: Doc, *, is_title: bool = False) -> FieldCandidates:
             Occurrence(
                 term=term,
                 role=role,
+                introduced=any(t in introduced for t in range(term.start, term.end)),
                 type_cues=tuple(cues),
                 sentence=sent_of[term.start],
                 sent_start=s.start_char,
@@ -162,7 +180,8 @@ def collect(doc: Doc, *, is_title: bool = False) -> FieldCandidates:
             )
         )
     defs = tuple(
-        (short_key(d.short.text), label_of(trim(d.long) or list(d.long)), d.short.start_char,
+        (short_key(d.short.text), label_of(trim(d.long, keep_pos=True) or list(d.long)),
+         d.short.start_char,
          d.short.end_char)
         for d in definitions
     )

@@ -133,8 +133,8 @@ HEAD_TYPES: dict[str, ConceptType] = {
         fine-tuning finetuning pretraining pre-training distillation pruning quantization
         augmentation sampling sampler inference attention mechanism strategy procedure
         scheme trick estimator estimation learning loss objective initialization
-        normalization decoding encoding embedding embeddings alignment adaptation
-        search descent prompting retrieval""".split(),
+        normalization decoding encoding embedding embeddings adaptation guidance
+        search descent prompting minimization maximization""".split(),
         ConceptType.METHOD,
     ),
     **dict.fromkeys(
@@ -143,8 +143,13 @@ HEAD_TYPES: dict[str, ConceptType] = {
         understanding reasoning captioning retrieval parsing tracking localization
         reconstruction synthesis completion editing planning navigation manipulation
         locomotion driving control design discovery mining modeling modelling
-        generalization""".split(),
+        generalization alignment""".split(),
         ConceptType.TASK,
+    ),
+    **dict.fromkeys(
+        """hypothesis principle phenomenon property effect head heads space region regions
+        equilibrium theorem law cache asymmetry optimality independence""".split(),
+        ConceptType.CONCEPT,
     ),
 }
 
@@ -162,12 +167,6 @@ NAME_TYPE_CUES: dict[str, ConceptType] = {
     **dict.fromkeys("task problem challenge".split(), ConceptType.TASK),
 }
 
-# Single words that name a concept-worthy method/task on their own despite a generic look.
-WORD_SUFFIX_TYPES: tuple[tuple[str, ConceptType], ...] = (
-    ("ization", ConceptType.METHOD),
-    ("isation", ConceptType.METHOD),
-    ("ment", ConceptType.CONCEPT),
-)
 
 # Heads that only say "this is a method": "preference tuning methods" names the concept
 # "preference tuning" (typed Method by the head).

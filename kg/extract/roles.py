@@ -43,8 +43,19 @@ EVAL_CUES = frozenset(
     shows achieve achieves outperform outperforms validate validated empirical empirically
     simulation simulations setting settings""".split()
 )
-NAMING_WORDS = frozenset({"dubbed", "named", "called", "termed", "coined", "aka", "a.k.a"})
-_EXCLUDED_DEPS = frozenset({"relcl", "acl", "advcl", "prep", "agent", "punct", "cc", "mark"})
+NAMING_WORDS = frozenset(
+    {"dubbed", "named", "called", "termed", "coined", "aka", "a.k.a", "referred", "denoted"}
+)
+# Dependents that leave the noun phrase: clauses, prepositional phrases, appositions (an
+# apposition describes the proposed thing — "X, a novel framework" — it is not proposed).
+_EXCLUDED_DEPS = frozenset(
+    {"relcl", "acl", "advcl", "xcomp", "ccomp", "prep", "agent", "punct", "cc", "mark", "appos"}
+)
+# "we introduce the concept/principle of X": X is the proposal.
+CONTAINER_NOUNS = frozenset(
+    """concept notion principle idea phenomenon paradigm problem task setting framework
+    family class""".split()
+)
 
 
 def _np_tokens(head: Token) -> set[int]:
@@ -59,7 +70,7 @@ def _np_tokens(head: Token) -> set[int]:
                 if pobj.dep_ == "pobj":
                     keep |= {child.i} | _np_tokens(pobj)
             continue
-        if child.dep_ in {"appos", "conj"}:
+        if child.dep_ == "conj":
             keep |= _np_tokens(child)
             continue
         keep |= {t.i for t in child.subtree}
@@ -97,13 +108,13 @@ def proposed_tokens(doc: Doc) -> set[int]:
         if token.dep_ == "appos" and any(
             c.lower_ in {"novel", "new"} for c in token.children
         ):
-            found |= {token.head.i} | {t.i for t in token.head.subtree
-                                       if t.dep_ in {"compound", "amod", "nmod", "nummod"}
-                                       or t.i == token.head.i}
-        # "a model named X" / "dubbed X" / "a.k.a. X"
-        if token.lower_ in NAMING_WORDS and _sentence_has_author(token):
+            head = token.head
+            found |= {head.i} | {c.i for c in head.children
+                                 if c.dep_ in {"compound", "nmod", "nummod"}}
+        # "a model named X" / "dubbed X" / "a.k.a. X" / "referred to as X"
+        if token.lower_ in NAMING_WORDS and _names_own_term(token):
             nxt = token.i + 1
-            while nxt < len(doc) and (doc[nxt].is_punct or doc[nxt].lower_ in {"as", "the"}):
+            while nxt < len(doc) and (doc[nxt].is_punct or doc[nxt].lower_ in {"as", "the", "to"}):
                 nxt += 1
             end = nxt
             while end < len(doc) and not doc[end].is_punct and end - nxt < 6 and (
@@ -114,8 +125,43 @@ def proposed_tokens(doc: Doc) -> set[int]:
     return found
 
 
-def _sentence_has_author(token: Token) -> bool:
-    return any(t.lower_ in {"we", "our"} for t in token.sent)
+def _names_own_term(token: Token) -> bool:
+    """A naming pattern names the paper's own term when the authors speak in the sentence or
+    the name is capitalised ("referred to as Streaming Heads"); not "known as"."""
+    doc = token.doc
+    nxt = next((t for t in doc[token.i + 1 : token.i + 4] if t.is_alpha
+                and t.lower_ not in {"as", "the", "to"}), None)
+    authored = any(t.lower_ in {"we", "our"} for t in token.sent)
+    return authored or (nxt is not None and nxt.text[:1].isupper())
+
+
+def introduced_tokens(doc: Doc) -> set[int]:
+    """Tokens of terms the text introduces as its own: in quotes ('the "unfair region"'),
+    held by a container noun ("the principle of interaction asymmetry") or named by a naming
+    pattern. A plain noun phrase in a proposal sentence ("a continued training recipe") is
+    described, not introduced."""
+    found: set[int] = set()
+    quote_open: int | None = None
+    for token in doc:
+        if token.is_quote or token.text in {"“", "”", '"'}:
+            if quote_open is None:
+                quote_open = token.i
+            else:
+                if token.i - quote_open <= 6:
+                    found |= set(range(quote_open + 1, token.i))
+                quote_open = None
+        if token.lower_ == "of" and token.head.lemma_.lower() in CONTAINER_NOUNS:
+            for pobj in token.children:
+                if pobj.dep_ == "pobj":
+                    found |= _np_tokens(pobj)
+        if token.lower_ in NAMING_WORDS:
+            end = token.i + 1
+            while end < len(doc) and end - token.i <= 6 and not (
+                doc[end].is_punct and doc[end].text not in {"-", "."}
+            ):
+                found.add(end)
+                end += 1
+    return found
 
 
 def compared_tokens(doc: Doc) -> set[int]:
@@ -197,32 +243,42 @@ def used_tokens(doc: Doc) -> set[int]:
                 if child.dep_ == "prep" and child.lower_ in {"on", "upon", "with"}:
                     for pobj in child.children:
                         found |= _np_tokens(pobj)
-        if token.lower_ in {"based", "driven", "powered", "guided"} and token.i >= 2 and (
-            doc[token.i - 1].text == "-"
-        ):
-            found |= {doc[token.i - 2].i}
-            j = token.i - 3
-            while j >= 0 and doc[j].whitespace_ and doc[j].pos_ == "PROPN":
-                found.add(j)
-                j -= 1
         if lemma == "base" and token.i + 1 < len(doc) and doc[token.i + 1].lower_ == "on":
             for pobj in doc[token.i + 1].children:
                 found |= _np_tokens(pobj)
     return found
 
 
+def based_on_tokens(doc: Doc) -> set[int]:
+    """Tokens of X in "an X-based model": what the proposal builds on, never the proposal."""
+    found: set[int] = set()
+    for token in doc:
+        if token.lower_ in {"based", "driven", "powered", "guided"} and token.i >= 2 and (
+            doc[token.i - 1].text == "-"
+        ):
+            j = token.i - 2
+            found.add(j)
+            while j > 0 and doc[j - 1].whitespace_ and doc[j - 1].pos_ == "PROPN":
+                j -= 1
+                found.add(j)
+    return found
+
+
 def token_roles(doc: Doc) -> dict[int, Role]:
-    """The strongest role each token index takes from the patterns above."""
+    """The role each token index takes from the patterns above.
+
+    Later patterns override earlier ones: what a sentence compares with is not what it
+    proposes ("DSI, faster than SI"), and what a proposal is based on is used, not proposed.
+    """
     roles: dict[int, Role] = {}
     for role, tokens in (
         (Role.USES, used_tokens(doc)),
         (Role.ADDRESSES, addressed_tokens(doc)),
         (Role.EVALUATES_ON, evaluated_tokens(doc)),
-        (Role.COMPARES_WITH, compared_tokens(doc)),
         (Role.PROPOSES, proposed_tokens(doc)),
+        (Role.COMPARES_WITH, compared_tokens(doc)),
+        (Role.USES, based_on_tokens(doc)),
     ):
         for i in tokens:
-            current = roles.get(i)
-            if current is None or role.rank < current.rank:
-                roles[i] = role
+            roles[i] = role
     return roles

@@ -106,9 +106,15 @@ def _is_number_compound(tokens: list[Token]) -> bool:
             and tokens[1].text == "-" and tokens[1].whitespace_ == "")
 
 
-def trim(span: Span) -> list[Token]:
-    """Drop leading determiners/evaluative words/numbers and trailing punctuation."""
+def trim(span: Span, *, keep_pos: bool = False) -> list[Token]:
+    """Drop leading determiners/evaluative words/numbers and trailing punctuation.
+
+    `keep_pos`: trim nothing (an acronym's long form, whose words the acronym's letters
+    proved to belong: "out-of-distribution", "Key and Value").
+    """
     tokens = list(span)
+    if keep_pos:
+        return tokens
     while tokens:
         # "three-stage", "one-step": a number compound is a quantity, not part of the term.
         if _is_number_compound(tokens):
@@ -127,8 +133,19 @@ def trim(span: Span) -> list[Token]:
 
 
 def head_type(word: str) -> ConceptType | None:
-    """The type a head noun gives its phrase, if any ("dataset" -> Dataset)."""
-    return HEAD_TYPES.get(word.lower())
+    """The type a head noun gives its phrase, if any.
+
+    >>> [head_type(w).value for w in ["dataset", "quantization", "fine-tuning", "answering"]]
+    ['Dataset', 'Method', 'Method', 'Task']
+    >>> head_type("colour") is None
+    True
+    """
+    low = word.lower()
+    if low in HEAD_TYPES:
+        return HEAD_TYPES[low]
+    if low.endswith(("ization", "isation")):
+        return ConceptType.METHOD  # regularization, quantization, minimization
+    return None
 
 
 def chunk_terms(doc: Doc, name_spans: list[Span]) -> list[Term]:
