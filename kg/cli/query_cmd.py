@@ -164,7 +164,7 @@ def query_command(
     if output is not None:
         output.write_bytes(data)
     else:
-        click.get_binary_stream("stdout").write(data)
+        click.echo(data, nl=False)
     if chosen is ResultFormat.TABLE and result.form == "SELECT":
         note = f"{len(result.rows)} row{'s' if len(result.rows) != 1 else ''}"
         if result.truncated:

@@ -89,12 +89,30 @@ def execute(source: Any, task: Task) -> Reply:
 
 
 def _render_graph(source: Any, task: Task) -> Reply:
+    """The browser view (`viz.render_html`) of the source's graph.
+
+    `view`, `focus`, `query`, `max_nodes` and `hops` are the view's options; every other
+    request parameter is a parameter of the named query `query`.
+    """
+    import pyoxigraph as ox
+
     import viz
 
-    params = dict(task.params)
-    name = params.pop("query", None)
-    html = viz.render_html(source, query=name, params=params)
-    return Reply(200, "text/html; charset=utf-8", html.encode("utf-8"))
+    graph = getattr(source, "store", None)
+    if not isinstance(graph, ox.Store):
+        graph = getattr(source, "graph", None)
+    if graph is None:
+        return text_reply(404, "the browser view needs a graph file or store, not an endpoint")
+    options = dict(task.params)
+    kwargs: dict[str, Any] = {k: options.pop(k) for k in ("view", "focus", "query") if k in options}
+    for key in ("max_nodes", "hops"):
+        if key in options:
+            try:
+                kwargs[key] = int(options.pop(key))
+            except ValueError:
+                return text_reply(400, f"{key} must be a whole number")
+    html = viz.render_html(graph, params=options, source_name=source.description, **kwargs)
+    return Reply(200, "text/html; charset=utf-8", str(html).encode("utf-8"))
 
 
 def _worker_main(conn: Connection, spec: SourceSpec) -> None:
