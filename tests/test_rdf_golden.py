@@ -15,6 +15,7 @@ import os
 import random
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 from kg.rdf import GraphFormat, build_triples, serialize_graph
@@ -69,6 +70,18 @@ def test_order_of_papers_links_mentions_and_dicts_does_not_matter() -> None:
     expected = small_turtle()
     for seed in range(5):
         assert small_turtle(shuffled(sample_corpus(), seed)) == expected, f"seed {seed}"
+
+
+def test_triples_come_in_canonical_order_without_duplicates() -> None:
+    """Subject, then predicate (rdf:type first), then object value: strictly increasing."""
+    from kg.rdf.terms import RDF_TYPE
+
+    triples = build_triples(sample_corpus(), include_ontology=False)
+    keys = [
+        (t.subject.value, "" if t.predicate == RDF_TYPE else t.predicate.value, t.object.value)
+        for t in triples
+    ]
+    assert all(a < b for a, b in pairwise(keys))
 
 
 def test_output_does_not_depend_on_the_hash_seed() -> None:

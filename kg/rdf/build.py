@@ -7,8 +7,11 @@ corpus always gives the same list, whatever the order of its dicts (see `kg.rdf.
 
 from __future__ import annotations
 
+import gc
 import logging
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from pyoxigraph import Literal, NamedNode, Triple
@@ -17,7 +20,7 @@ from kg import __version__
 from kg.errors import InputError, KGError
 from kg.namespaces import DEFAULT_BASE
 from kg.rdf import terms as t
-from kg.rdf.canonical import TripleBuffer
+from kg.rdf.canonical import Entry, TripleBuffer, predicate_key
 from kg.rdf.iris import Iris, paper_key
 from kg.rdf.ontology import ontology_triples
 from kg.rdf.urls import is_code_host, web_iri
@@ -31,10 +34,24 @@ def build_triples(
 ) -> list[Triple]:
     """The RDF graph of a corpus as sorted pyoxigraph triples (ontology merged in if asked)."""
     out = TripleBuffer()
-    _GraphBuilder(corpus, Iris(base), out).build()
-    if include_ontology:
-        out.add_triples(ontology_triples())
-    return out.triples()
+    with _collector_paused():
+        _GraphBuilder(corpus, Iris(base), out).build()
+        if include_ontology:
+            out.add_triples(ontology_triples())
+        return out.triples()
+
+
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic GC: millions of new tuples make it rescan everything, for nothing
+    (the build creates no reference cycles). About 15% of the build time on 5,000 papers."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 @dataclass(slots=True)
@@ -67,12 +84,29 @@ _COLLECTION = _const(t.SCHEMA_COLLECTION)
 _PERSON = _const(t.SCHEMA_PERSON)
 _SKOS_CONCEPT = _const(t.SKOS_CONCEPT)
 _SCHEME = _const(t.SKOS_CONCEPT_SCHEME)
-_EVIDENCE = _const(t.KG_EVIDENCE)
-_SENTENCE = _const(t.KG_SENTENCE)
 _EXTRACTOR = _const(t.KG_EXTRACTOR)
 _AGENT = _const(t.PROV_SOFTWARE_AGENT)
 _TYPE_CLASS = {ctype: _const(node) for ctype, node in t.TYPE_CLASS.items()}
 _ROLE = {role: _const(node) for role, node in t.ROLE_PROPERTY.items()}
+
+# Sort keys and constant entries of evidence and sentence nodes (the fast path).
+_K_PAPER = predicate_key(t.KG_PAPER)
+_K_CONCEPT = predicate_key(t.KG_CONCEPT)
+_K_TEXT = predicate_key(t.KG_TEXT)
+_K_START = predicate_key(t.KG_START)
+_K_END = predicate_key(t.KG_END)
+_K_IN_SENTENCE = predicate_key(t.KG_IN_SENTENCE)
+_K_ATTRIBUTED = predicate_key(t.PROV_WAS_ATTRIBUTED_TO)
+
+
+def _entry(predicate: NamedNode, obj: NamedNode | Literal, okey: str) -> Entry:
+    return predicate_key(predicate), okey, predicate, obj
+
+
+_EVIDENCE_TYPE = _entry(t.RDF_TYPE, t.KG_EVIDENCE, t.KG_EVIDENCE.value)
+_SENTENCE_TYPE = _entry(t.RDF_TYPE, t.KG_SENTENCE, t.KG_SENTENCE.value)
+_ROLE_ENTRY = {role: _entry(t.KG_ROLE, node, node.value) for role, node in t.ROLE_PROPERTY.items()}
+_FIELD_ENTRY = {f: _entry(t.KG_FIELD, lit, f.value) for f, lit in t.FIELD_LITERAL.items()}
 
 
 class _GraphBuilder:
@@ -84,8 +118,12 @@ class _GraphBuilder:
         self.out = out
         self.papers = self._index_papers()
         self.paper_iri = {key: iris.paper(key) for key in self.papers}
+        self.paper_node = {key: NamedNode(iri) for key, iri in self.paper_iri.items()}
         self.concept_iri = iris.concepts(corpus.concepts)
-        self.extractor_iri: dict[str, str] = {}
+        self.concept_node = {iri: NamedNode(iri) for iri in self.concept_iri.values()}
+        self.extractor_entry: dict[str, Entry] = {}
+        self.offsets: dict[tuple[str, int], Entry] = {}
+        self.sentence_node: dict[str, NamedNode] = {}
 
     def build(self) -> None:
         links = self._merge_links()
@@ -220,7 +258,7 @@ class _GraphBuilder:
     def _link(self, key: str, concept_key: str, link: _MergedLink) -> None:
         s = self.paper_iri[key]
         concept = self.concept_iri[concept_key]
-        obj = NamedNode(concept)
+        obj = self.concept_node[concept]
         self.out.add(s, t.KG_MENTIONS, obj, concept)
         if link.role is not Role.MENTIONS:
             self.out.add(s, t.ROLE_PROPERTY[link.role], obj, concept)
@@ -276,40 +314,72 @@ class _GraphBuilder:
     def _one_evidence(
         self, key: str, span: Span, concept: str, mentions: list[Mention], suffix: str
     ) -> None:
-        paper = self.papers[key]
+        # The bulk of the graph: entries are built directly (see kg.rdf.canonical.Entry).
         paper_iri = self.paper_iri[key]
-        s = Iris.evidence(paper_iri, span, suffix)
-        first = min(mentions, key=lambda m: (m.role.rank, m.sentence.start, m.extractor))
-        sentence = Iris.sentence(paper_iri, first.sentence)
-        add = self.out.add
-        add(s, t.RDF_TYPE, *_EVIDENCE)
-        add(s, t.KG_PAPER, *_iri(paper_iri))
-        add(s, t.KG_CONCEPT, *_iri(concept))
-        add(s, t.KG_ROLE, *_ROLE[first.role])
-        add(s, t.KG_TEXT, *_str(first.text))
-        add(s, t.KG_FIELD, t.FIELD_LITERAL[span.field], span.field.value)
-        add(s, t.KG_START, *_int(span.start))
-        add(s, t.KG_END, *_int(span.end))
-        add(s, t.KG_IN_SENTENCE, *_iri(sentence))
-        for mention in mentions:
-            add(s, t.PROV_WAS_ATTRIBUTED_TO, *_iri(self._extractor(mention.extractor)))
+        first = mentions[0] if len(mentions) == 1 else min(mentions, key=_evidence_order)
         where = first.sentence
-        add(sentence, t.RDF_TYPE, *_SENTENCE)
-        add(sentence, t.KG_FIELD, t.FIELD_LITERAL[where.field], where.field.value)
-        add(sentence, t.KG_START, *_int(where.start))
-        add(sentence, t.KG_END, *_int(where.end))
-        add(sentence, t.KG_TEXT, *_str(paper.text(where.field)[where.start : where.end]))
+        sentence = Iris.sentence(paper_iri, where)
+        sentences_before = len(self.sentence_node)
+        sentence_node = self.sentence_node.get(sentence)
+        if sentence_node is None:
+            sentence_node = self.sentence_node[sentence] = NamedNode(sentence)
+        # In canonical order: rdf:type, prov:, then kg: properties by name (a test checks it).
+        if len(mentions) == 1:
+            attributions = [self._extractor(first.extractor)]
+        else:
+            attributions = sorted({self._extractor(m.extractor) for m in mentions})
+        entries: list[Entry] = [
+            _EVIDENCE_TYPE,
+            *attributions,
+            (_K_CONCEPT, concept, t.KG_CONCEPT, self.concept_node[concept]),
+            self._offset(_K_END, t.KG_END, span.end),
+            _FIELD_ENTRY[span.field],
+            (_K_IN_SENTENCE, sentence, t.KG_IN_SENTENCE, sentence_node),
+            (_K_PAPER, paper_iri, t.KG_PAPER, self.paper_node[key]),
+            _ROLE_ENTRY[first.role],
+            self._offset(_K_START, t.KG_START, span.start),
+            (_K_TEXT, first.text, t.KG_TEXT, Literal(first.text)),
+        ]
+        evidence = Iris.evidence(paper_iri, span, suffix)
+        self.out.add_entries(evidence, entries, presorted=True)
+        if len(self.sentence_node) > sentences_before:  # first evidence in this sentence
+            text = self.papers[key].text(where.field)[where.start : where.end]
+            self.out.add_entries(sentence, [
+                _SENTENCE_TYPE,
+                self._offset(_K_END, t.KG_END, where.end),
+                _FIELD_ENTRY[where.field],
+                self._offset(_K_START, t.KG_START, where.start),
+                (_K_TEXT, text, t.KG_TEXT, Literal(text)),
+            ], presorted=True)  # fmt: skip
 
-    def _extractor(self, name: str) -> str:
-        iri = self.extractor_iri.get(name)
-        if iri is None:
-            iri = self.extractor_iri[name] = self.iris.extractor(name, __version__)
+    def _offset(self, pkey: str, predicate: NamedNode, value: int) -> Entry:
+        """The kg:start or kg:end entry of an offset (offsets repeat: cached)."""
+        entry = self.offsets.get((pkey, value))
+        if entry is None:
+            text = str(value)
+            literal = Literal(text, datatype=t.XSD_INTEGER)
+            entry = self.offsets[pkey, value] = (pkey, text, predicate, literal)
+        return entry
+
+    def _extractor(self, name: str) -> Entry:
+        """The prov:wasAttributedTo entry of an extractor; its node is added on first use."""
+        entry = self.extractor_entry.get(name)
+        if entry is None:
+            iri = self.iris.extractor(name, __version__)
+            entry = self.extractor_entry[name] = (
+                _K_ATTRIBUTED, iri, t.PROV_WAS_ATTRIBUTED_TO, NamedNode(iri),
+            )  # fmt: skip
             add = self.out.add
             add(iri, t.RDF_TYPE, *_EXTRACTOR)
             add(iri, t.RDF_TYPE, *_AGENT)
             add(iri, t.RDFS_LABEL, *_str(f"paperkg {name}"))
             add(iri, t.SCHEMA_SOFTWARE_VERSION, *_str(__version__))
-        return iri
+        return entry
+
+
+def _evidence_order(mention: Mention) -> tuple[int, int, int, str]:
+    """Which of several mentions of one span speaks for it: strongest role first."""
+    return mention.role.rank, mention.sentence.start, mention.sentence.end, mention.extractor
 
 
 def _mention_problem(paper: Paper, mention: Mention) -> str | None:
