@@ -10,9 +10,11 @@ True
 
 from __future__ import annotations
 
+import gzip
 from enum import Enum
 from os import PathLike
-from pathlib import PurePath
+from pathlib import Path, PurePath
+from typing import IO, cast
 
 from pyoxigraph import RdfFormat
 
@@ -90,3 +92,10 @@ _RDFLIB_FORMAT = {
     GraphFormat.NTRIPLES: "nt",
     GraphFormat.JSONLD: "json-ld",
 }
+
+
+def open_maybe_gzipped(path: Path) -> IO[bytes]:
+    """Open a file for binary reading, decompressing it when its name ends in `.gz`."""
+    if path.suffix.lower() == ".gz":
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    return path.open("rb")

@@ -6,7 +6,6 @@ goes through it.
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Iterable
 from os import PathLike
 from pathlib import Path
@@ -17,6 +16,7 @@ from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
 from kg.errors import InputError
 from kg.namespaces import PREFIXES
+from kg.rdf.formats import open_maybe_gzipped
 from kg.rdf.terms import XSD_STRING
 
 if TYPE_CHECKING:
@@ -34,7 +34,9 @@ def to_rdflib(triples: Iterable[Triple]) -> rdflib.Graph:
     graph = _new_graph()
     refs: dict[str, rdflib.URIRef] = {}
 
-    def term(node: NamedNode | BlankNode | Literal) -> rdflib.term.Identifier:
+    def term(node: NamedNode | BlankNode | Literal | Triple) -> rdflib.term.Identifier:
+        if isinstance(node, Triple):
+            raise ValueError(f"quoted triple {node}: rdflib graphs cannot hold RDF-star terms")
         if isinstance(node, NamedNode):
             ref = refs.get(node.value)
             if ref is None:
@@ -48,10 +50,7 @@ def to_rdflib(triples: Iterable[Triple]) -> rdflib.Graph:
             return rdflib.Literal(node.value)
         return rdflib.Literal(node.value, datatype=term(node.datatype))
 
-    graph.addN(
-        (term(t.subject), term(t.predicate), term(t.object), graph)  # type: ignore[misc]
-        for t in triples
-    )
+    graph.addN((term(t.subject), term(t.predicate), term(t.object), graph) for t in triples)
     return graph
 
 
@@ -76,7 +75,7 @@ def load_graph(path: str | PathLike[str]) -> rdflib.Graph:
         raise InputError("no such file", source=str(source))
     graph = _new_graph()
     try:
-        with gzip.open(source, "rb") if gzipped else source.open("rb") as stream:
+        with open_maybe_gzipped(source) as stream:
             graph.parse(stream, format=fmt)
     except (SyntaxError, ValueError, SAXException, rdflib.exceptions.Error, OSError) as exc:
         # rdflib has no common parse-error class: Turtle raises BadSyntax (a SyntaxError),

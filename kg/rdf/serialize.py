@@ -20,7 +20,7 @@ import tempfile
 from collections.abc import Iterable
 from os import PathLike
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, BinaryIO, cast
 
 from pyoxigraph import Triple, serialize
 
@@ -59,7 +59,7 @@ def write_graph(
         with os.fdopen(fd, "wb") as raw:
             if target.suffix.lower() == ".gz":
                 with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as zipped:
-                    serialize(triples, zipped, fmt.rdf_format, prefixes=PREFIXES)
+                    serialize(triples, cast(IO[bytes], zipped), fmt.rdf_format, prefixes=PREFIXES)
             else:
                 serialize(triples, raw, fmt.rdf_format, prefixes=PREFIXES)
         os.chmod(tmp_name, 0o644)

@@ -12,7 +12,6 @@ materialised `kg:paperCount`, so no aggregation over all links is needed.
 
 from __future__ import annotations
 
-import gzip
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -24,7 +23,7 @@ from pyoxigraph import Literal, NamedNode, QuerySolutions, RdfFormat, Store, Tri
 
 from kg.errors import InputError
 from kg.namespaces import PREFIXES
-from kg.rdf.formats import GraphFormat
+from kg.rdf.formats import GraphFormat, open_maybe_gzipped
 from kg.rdf.serialize import serialize_graph
 from kg.types import ConceptType, Role
 
@@ -136,7 +135,7 @@ def load_store(path: str | PathLike[str]) -> Store:
         raise InputError("no such file", source=str(source))
     store = Store()
     try:
-        with gzip.open(source, "rb") if gzipped else source.open("rb") as stream:
+        with open_maybe_gzipped(source) as stream:
             store.load(stream, format=fmt)
     except (SyntaxError, OSError) as exc:
         raise InputError(f"cannot read it as {fmt.name}: {exc}", source=str(source)) from exc
