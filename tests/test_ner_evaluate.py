@@ -66,7 +66,7 @@ def test_evaluate_scierc_runs_on_the_corpus_tokens() -> None:
 def test_evaluate_tdmsci_renames_scierc_labels() -> None:
     nlp = _ruler(
         [
-            {"label": "Material", "pattern": [{"TEXT": "ImageNet"}, {"TEXT": "-"}, {"TEXT": "1k"}]},
+            {"label": "Material", "pattern": "ImageNet-1k"},  # 1 token to spaCy, 3 in TDMSci
             {"label": "Task", "pattern": [{"LOWER": "image"}, {"LOWER": "classification"}]},
             {"label": "Method", "pattern": "use"},  # TDMSci has no methods: ignored
         ]
@@ -74,3 +74,15 @@ def test_evaluate_tdmsci_renames_scierc_labels() -> None:
     r = evaluate_entities(nlp, FIXTURES / "tiny_tdmsci.conll")
     assert set(r.by_type) == {"DATASET", "TASK", "METRIC"}
     assert r.micro == TypeScore(tp=2, fp=0, fn=1)
+
+
+def test_pretokenized_evaluation_tags_the_corpus_tokens() -> None:
+    nlp = _ruler(
+        [
+            {"label": "Material", "pattern": [{"TEXT": "ImageNet"}, {"TEXT": "-"}, {"TEXT": "1k"}]},
+            {"label": "Material", "pattern": "ImageNet-1k"},
+        ]
+    )
+    on_text = evaluate_entities(nlp, FIXTURES / "tiny_tdmsci.conll")
+    on_tokens = evaluate_entities(nlp, FIXTURES / "tiny_tdmsci.conll", pretokenized=True)
+    assert on_text.by_type["DATASET"] == on_tokens.by_type["DATASET"] == TypeScore(tp=1)

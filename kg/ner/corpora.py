@@ -62,6 +62,30 @@ class GoldDoc:
     entities: tuple[GoldSpan, ...]
 
     @property
+    def text(self) -> str:
+        """The document's text: its tokens joined by their trailing spaces."""
+        return "".join(
+            w + (" " if sp else "") for w, sp in zip(self.words, self.spaces, strict=True)
+        )
+
+    @property
+    def token_offsets(self) -> tuple[int, ...]:
+        """The character offset in `text` where each token starts."""
+        offsets, pos = [], 0
+        for w, sp in zip(self.words, self.spaces, strict=True):
+            offsets.append(pos)
+            pos += len(w) + sp
+        return tuple(offsets)
+
+    def char_entities(self) -> tuple[tuple[int, int, str], ...]:
+        """Every entity as `(start char, end char, label)` in `text`."""
+        starts = self.token_offsets
+        return tuple(
+            (starts[e.start], starts[e.end - 1] + len(self.words[e.end - 1]), e.label)
+            for e in self.entities
+        )
+
+    @property
     def flat_entities(self) -> tuple[GoldSpan, ...]:
         """The entities without overlaps: longer spans win, then earlier ones (as spaCy's
         `filter_spans` does)."""

@@ -1,14 +1,14 @@
 """Standard entity scoring: micro precision/recall/F1 on exact span and type, per type.
 
-A predicted entity counts only when its first token, last token and label all equal a gold
-entity's (the CoNLL-2003 / SciERC convention). The model runs on each corpus's own tokens, so
-spans compare token for token.
+A predicted entity counts only when its boundaries and label both equal a gold entity's (the
+CoNLL-2003 / SciERC convention). Spans are compared as character offsets, so a pipeline may
+read the text with its own tokenizer and still be scored against the corpus's tokens.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,6 +17,7 @@ from kg.ner.corpora import CorpusFormat, GoldDoc, detect_format, read_gold
 
 if TYPE_CHECKING:
     from spacy.language import Language
+    from spacy.tokens import Doc
 
 # SciERC labels as TDMSci names them; the model's other labels have no TDMSci counterpart.
 SCIERC_TO_TDMSCI = {"Task": "TASK", "Material": "DATASET", "Metric": "METRIC"}
@@ -91,7 +92,8 @@ def score_entities(
 ) -> EntityReport:
     """Score predicted against gold entities, document by document.
 
-    Each document is a collection of `(start, end, label)`; duplicates count once.
+    Each document is a collection of `(start, end, label)` (token or character offsets, the
+    same kind on both sides); duplicates count once.
 
     >>> gold, pred = [(0, 2, "Task"), (3, 4, "Method")], [(0, 2, "Task"), (3, 5, "Method")]
     >>> r = score_entities([gold], [pred])
@@ -115,13 +117,16 @@ def evaluate_entities(
     gold_path: str | Path,
     *,
     fmt: CorpusFormat | str | None = None,
+    pretokenized: bool = False,
 ) -> EntityReport:
     """Run a pipeline on an annotated corpus (SciERC JSON or TDMSci CoNLL) and score it.
 
-    The pipeline tags the corpus's own tokens (its tokenizer is not used). Its entities are
-    `doc.ents`, or the spans of a `spancat` component. On TDMSci, SciERC labels are renamed
-    (Task -> TASK, Material -> DATASET, Metric -> METRIC) and the others ignored, since TDMSci
-    annotates only those three types.
+    By default the pipeline reads each document's text (the corpus tokens joined by their
+    spacing) with its own tokenizer, as it does in production, and a predicted entity counts
+    when its characters are exactly a gold entity's and its label is the same. With
+    `pretokenized=True` it tags the corpus's own tokens instead. Entities are `doc.ents`, or the
+    spans of a `spancat` component. On TDMSci, SciERC labels are renamed (Task -> TASK,
+    Material -> DATASET, Metric -> METRIC) and the others ignored: TDMSci annotates only those.
     """
     from kg.ner.model import load_model, predicted_spans
 
@@ -129,25 +134,26 @@ def evaluate_entities(
     kind = CorpusFormat(fmt) if fmt is not None else detect_format(gold_path)
     gold_docs = read_gold(gold_path, fmt=kind)
     nlp = (
-        nlp_or_model_path
-        if not isinstance(nlp_or_model_path, str | Path)
-        else load_model(nlp_or_model_path)
+        load_model(nlp_or_model_path)
+        if isinstance(nlp_or_model_path, str | Path)
+        else nlp_or_model_path
     )
     rename = SCIERC_TO_TDMSCI if kind is CorpusFormat.TDMSCI else None
+    inputs = _bare_docs(gold_docs, nlp) if pretokenized else (d.text for d in gold_docs)
     predicted = []
-    for doc in nlp.pipe(_bare_docs(gold_docs, nlp)):
+    for doc in nlp.pipe(inputs):
         triples = []
         for start, end, label in predicted_spans(doc):
             if rename is not None:
                 label = rename.get(label, label if label in rename.values() else "")
             if label:
-                triples.append((start, end, label))
+                triples.append((doc[start:end].start_char, doc[start:end].end_char, label))
         predicted.append(triples)
-    gold = [[(e.start, e.end, e.label) for e in d.entities] for d in gold_docs]
+    gold = [d.char_entities() for d in gold_docs]
     return score_entities(gold, predicted, source=str(gold_path))
 
 
-def _bare_docs(gold_docs: list[GoldDoc], nlp: Language) -> Iterable[object]:
+def _bare_docs(gold_docs: list[GoldDoc], nlp: Language) -> Iterator[Doc]:
     from spacy.tokens import Doc
 
     for d in gold_docs:

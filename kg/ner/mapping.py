@@ -20,7 +20,7 @@ _MODEL_HEADS = frozenset(
     architectures autoencoder autoencoders encoder encoders decoder decoders llm llms lm lms
     gan gans vae vaes cnn cnns rnn rnns lstm lstms mlp mlps perceptron perceptrons bert gpt
     backbone backbones classifier classifiers
-    """.split()  # noqa: SIM905 (a word list reads better as text)
+    """.split()
 )
 # Well-known model families named without a head noun.
 _MODEL_NAMES = re.compile(

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from kg.errors import InputError, ModelError
 from kg.ner.corpora import read_scierc, read_tdmsci
 from kg.ner.evaluate import EntityReport, evaluate_entities
+from kg.ner.model import SPANS_KEY
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -116,6 +117,7 @@ def train_model(
         shutil.copytree(best, output_dir)
     seconds = time.perf_counter() - started
     report = evaluate_entities(output_dir, dev_path)
+    on_tokens = evaluate_entities(output_dir, dev_path, pretokenized=True).micro
     size = sum(p.stat().st_size for p in output_dir.rglob("*") if p.is_file())
     record = {
         "options": {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(options).items()},
@@ -123,6 +125,11 @@ def train_model(
         "dev": str(dev_path),
         "train_seconds": round(seconds, 1),
         "size_bytes": size,
+        "dev_micro_on_corpus_tokens": {
+            "p": on_tokens.precision,
+            "r": on_tokens.recall,
+            "f": on_tokens.f1,
+        },
         "dev_scores": {
             label: {"p": s.precision, "r": s.recall, "f": s.f1, "tp": s.tp, "fp": s.fp, "fn": s.fn}
             for label, s in [*report.by_type.items(), ("ALL", report.micro)]
@@ -143,14 +150,14 @@ def _prepare(train_path: Path, dev_path: Path, work: Path, options: TrainOptions
         train_docs = train_docs[: options.limit]
     train_bin = DocBin(attrs=["ORTH", "SENT_START", "ENT_IOB", "ENT_TYPE"], store_user_data=True)
     for gold in train_docs:
-        train_bin.add(gold.to_doc(nlp.vocab))
+        train_bin.add(_training_doc(gold.to_doc(nlp.vocab), options))
     if options.tdmsci is not None:
         for gold in read_tdmsci(options.tdmsci):
             train_bin.add(_partial_doc(gold, nlp))
     train_bin.to_disk(work / "train.spacy")
     dev_bin = DocBin(store_user_data=True)
     for gold in read_scierc(dev_path):
-        dev_bin.add(gold.to_doc(nlp.vocab))
+        dev_bin.add(_training_doc(gold.to_doc(nlp.vocab), options))
     dev_bin.to_disk(work / "dev.spacy")
     paths = {"paths.train": str(work / "train.spacy"), "paths.dev": str(work / "dev.spacy")}
     if options.vectors is not None:
@@ -158,6 +165,13 @@ def _prepare(train_path: Path, dev_path: Path, work: Path, options: TrainOptions
     if options.init_tok2vec is not None:
         paths["paths.init_tok2vec"] = str(options.init_tok2vec)
     return paths
+
+
+def _training_doc(doc: Any, options: TrainOptions) -> Any:
+    """A span categorizer learns every gold span, nested ones included."""
+    if options.component == "spancat":
+        doc.spans[SPANS_KEY] = list(doc.spans["gold"])
+    return doc
 
 
 def _partial_doc(gold: Any, nlp: Language) -> Any:
