@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-test lint model gazetteer bench clean
+.PHONY: demo test install install-test lint model gazetteer lexicon bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,16 @@ test: install-test
 lint: install-test
 	$(BIN)/ruff check kg queries viz tests scripts
 	$(BIN)/mypy kg queries viz
+
+## Rebuild the shipped data from ../shared/data (only needed when the sources change).
+gazetteer: install-test
+	$(BIN)/python scripts/build_gazetteer.py --vocab ../shared/data/vocab --out kg/data
+lexicon: install
+	$(BIN)/python scripts/build_lexicon.py ../shared/data/paperlists kg/data
+
+## Build-speed benchmark on ../shared/data/paperlists/colm2025.json.gz (prints figures).
+bench: install-test
+	$(BIN)/python scripts/bench_build.py
 
 clean:
 	rm -rf out build dist *.egg-info

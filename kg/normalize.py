@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 _SEPARATORS = re.compile(r"[\s\-‐‑‒–—_/]+")
 _STRIP = re.compile(r"^[^\w]+|[^\w+#]+$")
@@ -71,8 +72,9 @@ def singularize(word: str) -> str:
     return word[:-1]
 
 
+@lru_cache(maxsize=1 << 18)
 def norm_key(label: str) -> str:
-    """The matching key of a label (see module docstring)."""
+    """The matching key of a label (see module docstring); cached, labels repeat a lot."""
     text = fold_diacritics(label).lower()
     text = text.replace("’", "'")
     text = _SEPARATORS.sub(" ", text)

@@ -10,13 +10,12 @@ from __future__ import annotations
 import multiprocessing as mp
 import re
 from collections.abc import Iterable, Iterator, Sequence
-from functools import cache
 from itertools import islice
 
 from spacy.language import Language
 
-from kg.extract.assemble import GazetteerLookup, ParsedField, assemble
-from kg.extract.candidates import collect
+from kg.extract.assemble import ParsedField, assemble
+from kg.extract.candidates import GazetteerLookup, collect
 from kg.extract.pipeline import load_nlp
 from kg.extract.textfix import repair
 from kg.types import Acronym, Extraction, Field, Paper, Span
@@ -46,20 +45,11 @@ def extract_urls(text: str) -> list[str]:
     return found
 
 
-@cache
-def _default_gazetteer() -> tuple[list[tuple[str, str]], GazetteerLookup]:
-    """(terms for the SpanRuler, lookup) from the shipped gazetteer (kg.vocab)."""
+def _default_gazetteer() -> GazetteerLookup:
+    """Lookup in the shipped gazetteer (kg.vocab), loaded once per process."""
     from kg.vocab import Gazetteer
 
-    gaz = Gazetteer.load()
-    terms = [(label, ctype.value) for label, ctype in gaz.terms()]
-    terms += [(label, ctype.value) for label, ctype in gaz.cased_terms()]
-
-    return terms, gaz.lookup
-
-
-def _no_gazetteer(label: str) -> Sequence[Entry]:
-    return ()
+    return Gazetteer.load().lookup
 
 
 class Extractor:
@@ -67,15 +57,12 @@ class Extractor:
 
     def __init__(self, nlp: Language, gazetteer: GazetteerLookup | None = None) -> None:
         self.nlp = nlp
-        self.gazetteer = gazetteer or _no_gazetteer
+        self.gazetteer = gazetteer
 
     @classmethod
     def load(cls, model: str | None = None, *, use_gazetteer: bool = True) -> Extractor:
         """The default extractor: English pipeline + shipped gazetteer."""
-        if use_gazetteer:
-            terms, lookup = _default_gazetteer()
-            return cls(load_nlp(model, gazetteer_terms=terms), lookup)
-        return cls(load_nlp(model))
+        return cls(load_nlp(model), _default_gazetteer() if use_gazetteer else None)
 
     def extract(self, paper: Paper) -> Extraction:
         """Extract one paper."""
@@ -115,7 +102,8 @@ class Extractor:
         sentences: dict[int, list[Span]] = {}
         for (i, part, _), fixed, doc in zip(jobs, repaired, docs, strict=True):
             per_paper.setdefault(i, []).append(
-                ParsedField(part, fixed, collect(doc, is_title=part is Field.TITLE))
+                ParsedField(part, fixed, collect(doc, is_title=part is Field.TITLE,
+                                                 gazetteer=self.gazetteer))
             )
             sentences.setdefault(i, []).extend(
                 Span(part, *fixed.to_original(s.start_char, s.end_char)) for s in doc.sents
@@ -123,7 +111,7 @@ class Extractor:
         for i, paper in enumerate(chunk):
             fields = per_paper.get(i, [])
             original = {f.field: paper.text(f.field) for f in fields}
-            mentions = assemble(original, fields, self.gazetteer)
+            mentions = assemble(original, fields, self.gazetteer or _no_entries)
             acronyms = tuple(
                 Acronym(short, long, Span(f.field, *f.repaired.to_original(s, e)))
                 for f in fields
@@ -137,6 +125,10 @@ class Extractor:
                 urls=tuple(urls),
                 sentences=tuple(sentences.get(i, ())),
             )
+
+
+def _no_entries(label: str) -> Sequence[Entry]:
+    return ()
 
 
 # --- worker processes ---------------------------------------------------------------------

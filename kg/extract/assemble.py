@@ -16,20 +16,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from kg.extract.background import phrase_count, word_df
-from kg.extract.candidates import FieldCandidates, Occurrence, is_generic_label
+from kg.extract.candidates import (
+    FieldCandidates,
+    GazetteerLookup,
+    Occurrence,
+    is_generic_label,
+)
 from kg.extract.lexicon import GENERIC_HEADS
 from kg.extract.terms import head_type
 from kg.extract.textfix import Repaired
 from kg.normalize import norm_key
 from kg.types import ConceptType, Field, Mention, Role, Span
 from kg.vocab import Entry
-
-GazetteerLookup = Callable[[str], Sequence[Entry]]
-"""label -> every gazetteer entry with that label's key, best first."""
 
 EXTRACTOR_RULES = "rules"
 EXTRACTOR_GAZETTEER = "gazetteer"

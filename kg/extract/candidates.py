@@ -8,17 +8,22 @@ Scoring and the choice of what becomes a concept happen per paper, in `kg.extrac
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span
 
 from kg.extract.acronyms import Definition, find_definitions, short_key
+from kg.extract.gazetteer_match import gazetteer_spans
 from kg.extract.lexicon import GENERIC_HEADS, HEAD_TYPES, NAME_TYPE_CUES
 from kg.extract.names import looks_title_cased, name_spans
-from kg.extract.pipeline import GAZETTEER_KEY
 from kg.extract.roles import introduced_tokens, token_roles
 from kg.extract.terms import Term, chunk_terms, head_type, label_of, trim
 from kg.types import ConceptType, Role
+from kg.vocab import Entry
+
+GazetteerLookup = Callable[[str], Sequence[Entry]]
+"""label -> every gazetteer entry with that label's key, best first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +114,10 @@ def _inside_word(span: Span) -> bool:
     return before or after
 
 
-def _gazetteer_terms(doc: Doc) -> list[Term]:
-    spans = [s for s in doc.spans.get(GAZETTEER_KEY, []) if not _inside_word(s)]
+def _gazetteer_terms(doc: Doc, lookup: GazetteerLookup | None) -> list[Term]:
+    if lookup is None:
+        return []
+    spans = [s for s in gazetteer_spans(doc, lookup) if not _inside_word(s)]
     # No type here: the gazetteer votes once, per entry source, when the paper's types are set.
     return [
         Term(s.start, s.end, label_of(list(s)) or s.text, "gazetteer",
@@ -131,17 +138,20 @@ def _title_prefix(doc: Doc) -> str | None:
     return None
 
 
-def collect(doc: Doc, *, is_title: bool = False) -> FieldCandidates:
+def collect(
+    doc: Doc, *, is_title: bool = False, gazetteer: GazetteerLookup | None = None
+) -> FieldCandidates:
     """All candidate occurrences in one parsed field."""
     title_case = is_title and looks_title_cased(doc.text)
     definitions = find_definitions(doc)
     names = name_spans(doc, title_case_text=title_case)
     terms = _definition_terms(doc, definitions)
     terms += [
-        Term(s.start, s.end, s.text, "name", head_type(s[-1].text) if len(s) > 1 else None)
+        Term(s.start, s.end, s.text.removesuffix("."), "name",
+             head_type(s[-1].text) if len(s) > 1 else None)
         for s in names
     ]
-    terms += _gazetteer_terms(doc)
+    terms += _gazetteer_terms(doc, gazetteer)
     terms += chunk_terms(doc, names)
     roles = token_roles(doc)
     introduced = introduced_tokens(doc)
@@ -176,7 +186,9 @@ def collect(doc: Doc, *, is_title: bool = False) -> FieldCandidates:
                 sent_start=s.start_char,
                 sent_end=s.end_char,
                 char_start=span.start_char,
-                char_end=span.end_char,
+                # A full stop spaCy left on the last token ("MiP.") is not part of the name.
+                char_end=span.end_char - (span.text.endswith(".") and
+                                          not term.label.endswith(".")),
             )
         )
     defs = tuple(

@@ -40,10 +40,10 @@ GENERIC_NAMES = frozenset({"AI", "ML", "DL", "GPU", "GPUs", "CPU", "API", "APIs"
 def is_quantity(text: str) -> bool:
     """Numbers with units or multipliers: '128K', '70B' alone, '2.5x', '34%', '3D', '2024'.
 
-    >>> [is_quantity(t) for t in ["128K", "2.18x", "3D", "2024", "GPT-4o", "A100"]]
-    [True, True, True, True, False, False]
+    >>> [is_quantity(t) for t in ["128K", "2.18x", "3D", "2024", "GPT-4o", "A100", "."]]
+    [True, True, True, True, False, False, False]
     """
-    return bool(_QUANTITY.match(text))
+    return bool(_QUANTITY.match(text)) and any(c.isdigit() for c in text)
 
 
 def is_name_like(token: Token, *, title_case_text: bool = False) -> bool:
@@ -115,6 +115,8 @@ def name_spans(doc: Doc, *, title_case_text: bool = False) -> list[Span]:
             end = i + 1
             while end < n:
                 nxt = doc[end]
+                if nxt.is_sent_start or doc[end - 1].text.endswith("."):
+                    break  # a name never runs across a sentence boundary
                 if nxt.whitespace_ == "" and end + 1 < n and nxt.text in {"-", "--"}:
                     end += 1
                     continue
@@ -156,6 +158,9 @@ def name_spans(doc: Doc, *, title_case_text: bool = False) -> list[Span]:
                     continue
                 break
             span = doc[i:end]
+            if span[-1].text.endswith(".") and len(span[-1].text) > 1:
+                # "MiP." at a sentence end: spaCy kept the full stop on the token.
+                span = span[:-1] if len(span) > 1 else span
             while len(span) > 1 and (span[-1].text in {"-", "--"} or span[-1].lower_ in
                                      _CONNECTORS):
                 span = span[:-1]
