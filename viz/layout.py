@@ -31,11 +31,18 @@ def compute_layout(graph: nx.Graph, *, seed: int = _SEED) -> dict[str, Position]
     """Pixel positions of every node of `graph` (edge direction is ignored)."""
     import networkx as nx
 
-    undirected = graph.to_undirected(as_view=True) if graph.is_directed() else graph
+    # A plain undirected copy: degree and neighbour lookups on views of views are slow.
+    undirected = nx.Graph(graph)
     components = sorted(
         (sorted(c) for c in nx.connected_components(undirected)), key=lambda c: (-len(c), c[0])
     )
-    blocks = [_component_layout(undirected.subgraph(nodes), seed) for nodes in components]
+    blocks = [
+        _component_layout(
+            undirected if len(nodes) == len(undirected) else undirected.subgraph(nodes).copy(),
+            seed,
+        )
+        for nodes in components
+    ]
     return _pack(blocks)
 
 
@@ -64,9 +71,10 @@ def _core(component: nx.Graph) -> list[str]:
     best-connected node adjacent to the core, so that the core is itself connected."""
     import heapq
 
-    start = min(component, key=lambda n: (-component.degree(n), n))
+    degree = dict(component.degree())
+    start = min(component, key=lambda n: (-degree[n], n))
     core = {start}
-    heap = [(-component.degree(m), m) for m in component[start]]
+    heap = [(-degree[m], m) for m in component[start]]
     heapq.heapify(heap)
     while heap and len(core) < CORE_MAX:
         _, node = heapq.heappop(heap)
@@ -75,7 +83,7 @@ def _core(component: nx.Graph) -> list[str]:
         core.add(node)
         for m in component[node]:
             if m not in core:
-                heapq.heappush(heap, (-component.degree(m), m))
+                heapq.heappush(heap, (-degree[m], m))
     return sorted(core)
 
 

@@ -36,9 +36,12 @@ from viz.views import View
 if TYPE_CHECKING:
     import networkx as nx
 
-#: Above this many nodes the page starts with physics off (positions come from `viz.layout`);
-#: below it, physics relaxes the computed layout for a few iterations before the first draw.
+#: Up to this many nodes, vis-network's physics relaxes the layout computed by `viz.layout` for
+#: `RELAX_ITERATIONS` steps before the first draw, then stops; above it the page draws the
+#: computed layout at once, with straight edges and no arrows (STACK_NOTES: smooth edges and
+#: simulation are what make big pages slow). The page's switch runs the simulation live.
 PHYSICS_MAX_NODES = 500
+RELAX_ITERATIONS = 120
 #: Longest list of papers (or concepts) the details panel of one node carries.
 DETAILS_MAX = 300
 #: Evidence sentences kept per link (the hover shows them; the rest are counted).
@@ -113,7 +116,9 @@ def render_page(
         net.node_map[record["id"]] = record
     for u, v in sorted(graph.edges, key=lambda e: (ids.ref(e[0]), ids.ref(e[1]))):
         net.edges.append(_edge_record(u, v, graph.edges[u, v], ids, details))
-    net.options = _vis_options(use_physics, arrows=graph.is_directed())
+    net.options = _vis_options(
+        use_physics, big=len(order) > PHYSICS_MAX_NODES, arrows=graph.is_directed()
+    )
 
     env = _environment()
     env.globals.update(
@@ -226,7 +231,7 @@ def _edge_record(
     return record
 
 
-def _vis_options(physics: bool, *, arrows: bool) -> dict[str, Any]:
+def _vis_options(physics: bool, *, big: bool, arrows: bool) -> dict[str, Any]:
     """vis-network options; node looks come from one group per type (`style.TYPE_COLORS`)."""
     groups: dict[str, dict[str, Any]] = {}
     for name in TYPE_ORDER:
@@ -241,7 +246,6 @@ def _vis_options(physics: bool, *, arrows: bool) -> dict[str, Any]:
         }
         if is_paper:
             groups[name]["size"] = PAPER_SIZE
-    big = not physics
     return {
         "groups": groups,
         "nodes": {"borderWidth": 1, "font": {"face": "system-ui, sans-serif"}},
@@ -260,8 +264,8 @@ def _vis_options(physics: bool, *, arrows: bool) -> dict[str, Any]:
             "forceAtlas2Based": {"gravitationalConstant": -40, "centralGravity": 0.004,
                                  "springLength": 70, "springConstant": 0.06,
                                  "avoidOverlap": 0.2},
-            "stabilization": {"enabled": physics, "iterations": 120, "updateInterval": 40,
-                              "fit": True},
+            "stabilization": {"enabled": physics, "iterations": RELAX_ITERATIONS,
+                              "updateInterval": 40, "fit": True},
             "minVelocity": 0.75,
         },
     }
@@ -294,6 +298,7 @@ def _page_data(
         "note": view.note,
         "focus": order.index(view.focus) if view.focus in order else None,
         "physics": physics,
+        "big": len(order) > PHYSICS_MAX_NODES,
         "drawn": len(order),
         "total": {"papers": papers, "concepts": full.number_of_nodes() - papers},
         "extra": extra,

@@ -83,8 +83,8 @@ def render_html(
     `view`: "whole" (the most connected `max_nodes` nodes), "ego" (`focus` and everything within
     `hops` links; implied by `focus`), "concepts" (concepts linked by shared papers) or "query"
     (the papers and concepts the named query `query` returns with `params`; implied by `query`).
-    `physics`: start with the physics simulation on; default on up to
-    `viz.page.PHYSICS_MAX_NODES` nodes, off above (positions always come from `viz.layout`).
+    `physics`: let vis-network's simulation relax the layout before the first draw; default on
+    up to `viz.page.PHYSICS_MAX_NODES` nodes (positions always come from `viz.layout`).
 
     Returns the HTML text, or — with `out_path` — writes it there (UTF-8) and returns the path.
     Raises `kg.errors.InputError` (unreadable source, unknown focus) or `QueryError`.

@@ -1,10 +1,13 @@
 // paperkg browser view: draws KG_NODES / KG_EDGES with vis-network and wires the controls.
 // Every string from the graph is inserted with textContent (never innerHTML), so a title such
 // as "<script>…" shows as text. Links are only made from http(s) URLs.
-// window.kgViz exposes the network and a small API (search, focus, setTypeVisible) for tests.
+// window.kgViz exposes the network and a small API (search, focus, setTypeVisible) for tests;
+// body[data-ready], body[data-settled] and #details[data-selected] signal state to tools that
+// cannot evaluate script under the page's Content-Security-Policy.
 (function () {
   "use strict";
 
+  const STARTED_AT = performance.now();
   const PAGE = KG_PAGE;
   const ROLE_NAMES = PAGE.roleNames;
   const ROLES = {};
@@ -13,7 +16,6 @@
   PAGE.types.forEach(function (t) { TYPE_COLOR[t.name] = t.color; });
   const DRAWN = PAGE.drawn;
   const EDGE_OPACITY = 0.75;
-  const DIM_OPACITY = 0.12;
 
   const ROLE_FROM_PAPER = {
     proposes: "Proposes", addresses: "Addresses", evaluatesOn: "Evaluates on",
@@ -63,7 +65,8 @@
     const style = ROLES[ROLE_NAMES[e.r]];
     e.color = { color: style.color, highlight: style.color, hover: style.color, opacity: EDGE_OPACITY };
     if (e.width === undefined) e.width = style.width;
-    e.dashes = style.dashes;
+    // Dashed lines take most of the drawing time of a big page: roles keep only their colour.
+    e.dashes = PAGE.big ? false : style.dashes;
   });
   const nodes = new vis.DataSet(KG_NODES);
   const edges = new vis.DataSet(KG_EDGES);
@@ -83,6 +86,7 @@
   const network = new vis.Network(container, { nodes: nodes, edges: edges }, KG_OPTIONS);
   const api = {
     network: network, nodes: nodes, edges: edges, ready: false, readyAt: null,
+    startedAt: STARTED_AT, settled: false,
     search: search, focus: focus, setTypeVisible: setTypeVisible, highlight: highlight,
   };
   window.kgViz = api;
@@ -90,7 +94,20 @@
     api.ready = true;
     api.readyAt = performance.now();
     document.body.dataset.ready = "1";
+    if (!PAGE.physics) markSettled();
   });
+  if (PAGE.physics) {
+    // The simulation only relaxes the precomputed layout before the first frame (a fixed number
+    // of iterations), then stops: a page that keeps jiggling costs CPU and is hard to read.
+    network.once("stabilizationIterationsDone", function () {
+      network.setOptions({ physics: { enabled: false } });
+      markSettled();
+    });
+  }
+  function markSettled() {
+    api.settled = true;
+    document.body.dataset.settled = "1";
+  }
 
   // ---- tooltip ----
   const tooltip = document.getElementById("tooltip");
@@ -168,33 +185,46 @@
   container.addEventListener("mouseleave", hideTooltip);
 
   // ---- neighbourhood highlight ----
-  let dimmed = false;
+  // After each frame, a translucent veil covers the graph and the clicked node, its neighbours
+  // and their links are drawn again on top. Nothing is updated in the DataSets: in vis-network
+  // 9.1.2 (inlined, so fixed) each DataSet update costs a pass over all nodes and edges, about a
+  // second per click on a 5,000-node page; the veil costs one frame.
+  let highlighted = null;
+  let nearNodes = [];
+  let nearEdges = [];
   function highlight(id) {
-    const nodeUpdates = [], edgeUpdates = [];
-    if (id === null || id === undefined) {
-      if (!dimmed) return;
-      nodes.forEach(function (n) { if (n.opacity !== undefined) nodeUpdates.push({ id: n.id, opacity: 1 }); });
-      edges.forEach(function (e) {
-        if (e.color.opacity !== EDGE_OPACITY) edgeUpdates.push({ id: e.id, color: { opacity: EDGE_OPACITY } });
-      });
-      dimmed = false;
-    } else {
-      const near = new Set(network.getConnectedNodes(id));
-      near.add(id);
-      const incident = new Set(network.getConnectedEdges(id));
-      nodes.forEach(function (n) {
-        const want = near.has(n.id) ? 1 : DIM_OPACITY;
-        if ((n.opacity === undefined ? 1 : n.opacity) !== want) nodeUpdates.push({ id: n.id, opacity: want });
-      });
-      edges.forEach(function (e) {
-        const want = incident.has(e.id) ? 1 : DIM_OPACITY / 2;
-        if (e.color.opacity !== want) edgeUpdates.push({ id: e.id, color: { opacity: want } });
-      });
-      dimmed = true;
-    }
-    nodes.update(nodeUpdates);
-    edges.update(edgeUpdates);
+    highlighted = id === undefined ? null : id;
+    nearNodes = highlighted === null ? [] : [highlighted].concat(network.getConnectedNodes(highlighted));
+    nearEdges = highlighted === null ? [] : network.getConnectedEdges(highlighted);
+    network.redraw();
   }
+  network.on("afterDrawing", function (ctx) {
+    if (highlighted === null) return;
+    const body = network.body;
+    const a = network.DOMtoCanvas({ x: 0, y: 0 });
+    const b = network.DOMtoCanvas({ x: container.clientWidth, y: container.clientHeight });
+    ctx.save();
+    ctx.fillStyle = "rgba(251, 252, 252, 0.85)";
+    ctx.fillRect(a.x, a.y, b.x - a.x, b.y - a.y);
+    ctx.restore();
+    nearEdges.forEach(function (id) {
+      const edge = body.edges[id];
+      if (edge && edge.connected && !edge.options.hidden && !edge.from.options.hidden && !edge.to.options.hidden) {
+        edge.draw(ctx);
+        edge.drawArrows(ctx);
+      }
+    });
+    const labels = [];
+    nearNodes.forEach(function (id) {
+      const node = body.nodes[id];
+      if (node && !node.options.hidden) {
+        const callbacks = node.draw(ctx) || {};
+        if (callbacks.drawExternalLabel) labels.push(callbacks.drawExternalLabel);
+      }
+    });
+    labels.forEach(function (draw) { draw(); });
+  });
+  api.neighbourhood = function () { return nearNodes.slice().sort(function (x, y) { return x - y; }); };
 
   // ---- details panel ----
   const details = document.getElementById("details");
@@ -258,11 +288,13 @@
     details.replaceChildren.apply(details, parts);
     details.scrollTop = 0;
     api.selected = id;
+    details.dataset.selected = String(id);
   }
 
   function clearDetails() {
     details.replaceChildren(el("p", "hint", "Click a node to see its papers or concepts here."));
     api.selected = null;
+    delete details.dataset.selected;
   }
 
   network.on("click", function (p) {
@@ -409,14 +441,14 @@
   PAGE.roles.forEach(function (r) {
     if (!r.count) return;
     const line = el("span", "line");
-    line.style.borderTop = Math.max(2, r.width) + "px " + (r.dashes ? "dashed" : "solid") + " " + r.color;
+    line.style.borderTop = Math.max(2, r.width) + "px " + (r.dashes && !PAGE.big ? "dashed" : "solid") + " " + r.color;
     roleList.appendChild(filterRow(line, r.legend, r.count,
       function (on) { setRoleVisible(r.name, on); }, { role: r.name }));
   });
 
   // ---- physics & reset ----
   const physicsBox = document.getElementById("physics");
-  physicsBox.checked = PAGE.physics;
+  physicsBox.checked = false;
   physicsBox.addEventListener("change", function () {
     network.setOptions({ physics: { enabled: physicsBox.checked, stabilization: { enabled: false } } });
   });
