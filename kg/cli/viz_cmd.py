@@ -76,8 +76,9 @@ def _params(pairs: tuple[str, ...]) -> dict[str, str]:
 @click.option(
     "--physics/--no-physics",
     default=None,
-    help="Start with the physics simulation on or off (default: on up to 500 nodes). The "
-    "layout is computed beforehand either way; the page has a switch.",
+    help="Let the browser's force simulation relax the precomputed layout before the first "
+    "draw (default: up to 500 nodes; slow on big pages). The page's physics switch runs it "
+    "live.",
 )
 def viz_command(
     source: str,
