@@ -20,7 +20,7 @@ from kg import __version__
 from kg.errors import InputError, KGError
 from kg.namespaces import DEFAULT_BASE
 from kg.rdf import terms as t
-from kg.rdf.canonical import Entry, TripleBuffer, predicate_key
+from kg.rdf.canonical import TripleBuffer
 from kg.rdf.iris import Iris, paper_key
 from kg.rdf.ontology import ontology_triples
 from kg.rdf.urls import is_code_host, web_iri
@@ -33,12 +33,14 @@ def build_triples(
     corpus: Corpus, base: str = DEFAULT_BASE, include_ontology: bool = True
 ) -> list[Triple]:
     """The RDF graph of a corpus as sorted pyoxigraph triples (ontology merged in if asked)."""
-    out = TripleBuffer()
     with _collector_paused():
+        out = TripleBuffer()
         _GraphBuilder(corpus, Iris(base), out).build()
         if include_ontology:
             out.add_triples(ontology_triples())
-        return out.triples()
+        triples = out.triples()
+        del out  # free the working tuples before the collector runs again
+    return triples
 
 
 @contextmanager
@@ -89,25 +91,6 @@ _AGENT = _const(t.PROV_SOFTWARE_AGENT)
 _TYPE_CLASS = {ctype: _const(node) for ctype, node in t.TYPE_CLASS.items()}
 _ROLE = {role: _const(node) for role, node in t.ROLE_PROPERTY.items()}
 
-# Sort keys and constant entries of evidence and sentence nodes (the fast path).
-_K_PAPER = predicate_key(t.KG_PAPER)
-_K_CONCEPT = predicate_key(t.KG_CONCEPT)
-_K_TEXT = predicate_key(t.KG_TEXT)
-_K_START = predicate_key(t.KG_START)
-_K_END = predicate_key(t.KG_END)
-_K_IN_SENTENCE = predicate_key(t.KG_IN_SENTENCE)
-_K_ATTRIBUTED = predicate_key(t.PROV_WAS_ATTRIBUTED_TO)
-
-
-def _entry(predicate: NamedNode, obj: NamedNode | Literal, okey: str) -> Entry:
-    return predicate_key(predicate), okey, predicate, obj
-
-
-_EVIDENCE_TYPE = _entry(t.RDF_TYPE, t.KG_EVIDENCE, t.KG_EVIDENCE.value)
-_SENTENCE_TYPE = _entry(t.RDF_TYPE, t.KG_SENTENCE, t.KG_SENTENCE.value)
-_ROLE_ENTRY = {role: _entry(t.KG_ROLE, node, node.value) for role, node in t.ROLE_PROPERTY.items()}
-_FIELD_ENTRY = {f: _entry(t.KG_FIELD, lit, f.value) for f, lit in t.FIELD_LITERAL.items()}
-
 
 class _GraphBuilder:
     """Walks a corpus once and adds every resource's triples to a `TripleBuffer`."""
@@ -121,8 +104,8 @@ class _GraphBuilder:
         self.paper_node = {key: NamedNode(iri) for key, iri in self.paper_iri.items()}
         self.concept_iri = iris.concepts(corpus.concepts)
         self.concept_node = {iri: NamedNode(iri) for iri in self.concept_iri.values()}
-        self.extractor_entry: dict[str, Entry] = {}
-        self.offsets: dict[tuple[str, int], Entry] = {}
+        self.extractors: dict[str, tuple[str, NamedNode]] = {}
+        self.integers: dict[int, Literal] = {}
         self.sentence_node: dict[str, NamedNode] = {}
 
     def build(self) -> None:
@@ -314,67 +297,63 @@ class _GraphBuilder:
     def _one_evidence(
         self, key: str, span: Span, concept: str, mentions: list[Mention], suffix: str
     ) -> None:
-        # The bulk of the graph: entries are built directly (see kg.rdf.canonical.Entry).
+        """One evidence node (and its sentence's, the first time): the bulk of the graph, so
+        its Triples are made here, directly in canonical order (a test checks the order)."""
         paper_iri = self.paper_iri[key]
         first = mentions[0] if len(mentions) == 1 else min(mentions, key=_evidence_order)
         where = first.sentence
         sentence = Iris.sentence(paper_iri, where)
-        sentences_before = len(self.sentence_node)
         sentence_node = self.sentence_node.get(sentence)
+        new_sentence = sentence_node is None
         if sentence_node is None:
             sentence_node = self.sentence_node[sentence] = NamedNode(sentence)
-        # In canonical order: rdf:type, prov:, then kg: properties by name (a test checks it).
         if len(mentions) == 1:
-            attributions = [self._extractor(first.extractor)]
+            agents = [self._extractor(first.extractor)[1]]
         else:
-            attributions = sorted({self._extractor(m.extractor) for m in mentions})
-        entries: list[Entry] = [
-            _EVIDENCE_TYPE,
-            *attributions,
-            (_K_CONCEPT, concept, t.KG_CONCEPT, self.concept_node[concept]),
-            self._offset(_K_END, t.KG_END, span.end),
-            _FIELD_ENTRY[span.field],
-            (_K_IN_SENTENCE, sentence, t.KG_IN_SENTENCE, sentence_node),
-            (_K_PAPER, paper_iri, t.KG_PAPER, self.paper_node[key]),
-            _ROLE_ENTRY[first.role],
-            self._offset(_K_START, t.KG_START, span.start),
-            (_K_TEXT, first.text, t.KG_TEXT, Literal(first.text)),
-        ]
+            agents = [n for _, n in sorted({self._extractor(m.extractor) for m in mentions})]
         evidence = Iris.evidence(paper_iri, span, suffix)
-        self.out.add_entries(evidence, entries, presorted=True)
-        if len(self.sentence_node) > sentences_before:  # first evidence in this sentence
+        node = NamedNode(evidence)
+        self.out.add_block(evidence, [
+            Triple(node, t.RDF_TYPE, t.KG_EVIDENCE),
+            *[Triple(node, t.PROV_WAS_ATTRIBUTED_TO, agent) for agent in agents],
+            Triple(node, t.KG_CONCEPT, self.concept_node[concept]),
+            Triple(node, t.KG_END, self._integer(span.end)),
+            Triple(node, t.KG_FIELD, t.FIELD_LITERAL[span.field]),
+            Triple(node, t.KG_IN_SENTENCE, sentence_node),
+            Triple(node, t.KG_PAPER, self.paper_node[key]),
+            Triple(node, t.KG_ROLE, t.ROLE_PROPERTY[first.role]),
+            Triple(node, t.KG_START, self._integer(span.start)),
+            Triple(node, t.KG_TEXT, Literal(first.text)),
+        ])  # fmt: skip
+        if new_sentence:
             text = self.papers[key].text(where.field)[where.start : where.end]
-            self.out.add_entries(sentence, [
-                _SENTENCE_TYPE,
-                self._offset(_K_END, t.KG_END, where.end),
-                _FIELD_ENTRY[where.field],
-                self._offset(_K_START, t.KG_START, where.start),
-                (_K_TEXT, text, t.KG_TEXT, Literal(text)),
-            ], presorted=True)  # fmt: skip
+            self.out.add_block(sentence, [
+                Triple(sentence_node, t.RDF_TYPE, t.KG_SENTENCE),
+                Triple(sentence_node, t.KG_END, self._integer(where.end)),
+                Triple(sentence_node, t.KG_FIELD, t.FIELD_LITERAL[where.field]),
+                Triple(sentence_node, t.KG_START, self._integer(where.start)),
+                Triple(sentence_node, t.KG_TEXT, Literal(text)),
+            ])  # fmt: skip
 
-    def _offset(self, pkey: str, predicate: NamedNode, value: int) -> Entry:
-        """The kg:start or kg:end entry of an offset (offsets repeat: cached)."""
-        entry = self.offsets.get((pkey, value))
-        if entry is None:
-            text = str(value)
-            literal = Literal(text, datatype=t.XSD_INTEGER)
-            entry = self.offsets[pkey, value] = (pkey, text, predicate, literal)
-        return entry
+    def _integer(self, value: int) -> Literal:
+        """An xsd:integer literal of an offset (offsets repeat: cached)."""
+        literal = self.integers.get(value)
+        if literal is None:
+            literal = self.integers[value] = Literal(str(value), datatype=t.XSD_INTEGER)
+        return literal
 
-    def _extractor(self, name: str) -> Entry:
-        """The prov:wasAttributedTo entry of an extractor; its node is added on first use."""
-        entry = self.extractor_entry.get(name)
-        if entry is None:
+    def _extractor(self, name: str) -> tuple[str, NamedNode]:
+        """(IRI, node) of an extractor; its own triples are added on first use."""
+        agent = self.extractors.get(name)
+        if agent is None:
             iri = self.iris.extractor(name, __version__)
-            entry = self.extractor_entry[name] = (
-                _K_ATTRIBUTED, iri, t.PROV_WAS_ATTRIBUTED_TO, NamedNode(iri),
-            )  # fmt: skip
+            agent = self.extractors[name] = (iri, NamedNode(iri))
             add = self.out.add
             add(iri, t.RDF_TYPE, *_EXTRACTOR)
             add(iri, t.RDF_TYPE, *_AGENT)
             add(iri, t.RDFS_LABEL, *_str(f"paperkg {name}"))
             add(iri, t.SCHEMA_SOFTWARE_VERSION, *_str(__version__))
-        return entry
+        return agent
 
 
 def _evidence_order(mention: Mention) -> tuple[int, int, int, str]:

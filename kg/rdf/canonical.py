@@ -43,11 +43,12 @@ def predicate_key(predicate: NamedNode) -> str:
 
 
 class TripleBuffer:
-    """Triples grouped by subject IRI as sortable entries; Triples are made once, at the end."""
+    """Triples grouped by subject IRI; sorted (and mostly created) once, at the end."""
 
     def __init__(self) -> None:
         self._subjects: dict[str, list[Entry]] = {}
-        self._presorted: set[str] = set()  # blocks added whole, already in canonical order
+        # Whole subjects added as ready Triples in canonical order (evidence, sentences).
+        self._blocks: dict[str, list[Triple]] = {}
         self._pkeys: dict[NamedNode, str] = {}
 
     def add(self, subject: str, predicate: NamedNode, obj: Object, okey: str) -> None:
@@ -57,28 +58,24 @@ class TripleBuffer:
             pkey = self._pkeys[predicate] = predicate_key(predicate)
         block = self._subjects.get(subject)
         if block is None:
+            if subject in self._blocks:
+                raise ValueError(f"{subject} was added as a whole block already")
             self._subjects[subject] = [(pkey, okey, predicate, obj)]
         else:
             block.append((pkey, okey, predicate, obj))
-            self._presorted.discard(subject)
 
-    def add_entries(self, subject: str, entries: list[Entry], *, presorted: bool = False) -> None:
-        """Add several triples of one subject at once (the fast path for evidence nodes).
+    def add_block(self, subject: str, triples: list[Triple]) -> None:
+        """Add every triple of one subject at once, already in canonical order and distinct.
 
-        `presorted` promises the entries are in canonical order and distinct (no sort, no
-        duplicate check), and that no other triple of this subject follows.
+        The fast path for the bulk of the graph (evidence and sentence nodes): no sorting, no
+        duplicate check, no second pass. No other triple of `subject` may be added.
         """
-        block = self._subjects.get(subject)
-        if block is None:
-            self._subjects[subject] = entries
-            if presorted:
-                self._presorted.add(subject)
-        else:
-            block.extend(entries)
-            self._presorted.discard(subject)
+        if subject in self._blocks or subject in self._subjects:
+            raise ValueError(f"{subject} has triples already; a block must hold them all")
+        self._blocks[subject] = triples
 
     def __contains__(self, subject: str) -> bool:
-        return subject in self._subjects
+        return subject in self._subjects or subject in self._blocks
 
     def add_triples(self, triples: Iterable[Triple]) -> None:
         """Add parsed triples (e.g. the ontology); blank nodes are refused by the contract."""
@@ -95,13 +92,14 @@ class TripleBuffer:
         """Every triple, deduplicated, in canonical order."""
         out: list[Triple] = []
         append, extend = out.append, out.extend
-        subjects, presorted = self._subjects, self._presorted
-        for subject in sorted(subjects):
+        subjects, blocks = self._subjects, self._blocks
+        for subject in sorted(subjects.keys() | blocks.keys()):
+            ready = blocks.get(subject)
+            if ready is not None:
+                extend(ready)
+                continue
             node = NamedNode(subject)
             block = subjects[subject]
-            if subject in presorted:  # sorted and duplicate-free by construction
-                extend([Triple(node, predicate, obj) for _, _, predicate, obj in block])
-                continue
             block.sort(key=_SORT_KEY)
             last_p = last_o = None
             for pkey, okey, predicate, obj in block:
