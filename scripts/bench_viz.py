@@ -3,7 +3,7 @@
 
     python scripts/bench_viz.py                    # synthetic graphs of 500 and 5,000 nodes
     python scripts/bench_viz.py --nodes 500 5000 20000 --runs 5
-    python scripts/bench_viz.py --screenshot out/graph.ttl docs/screenshot.png
+    python scripts/bench_viz.py --screenshot out/graph.ttl docs/screenshot.png --select LLM
 
 Each size is a synthetic paperkg graph (`viz.synthetic`, 40% papers, Zipf-like concept
 popularity) drawn whole (`--max-nodes` = its size). Figures:
@@ -111,8 +111,9 @@ def bench(sizes: list[int], runs: int, seed: int) -> None:
     print(f"(medians of {runs} runs; ready = time to interactive from navigation start)")
 
 
-def screenshot(graph: Path, out: Path, max_nodes: int) -> None:
-    """Render `graph`, open it, let the layout settle, and save a screenshot for the README."""
+def screenshot(graph: Path, out: Path, max_nodes: int, select: str | None) -> None:
+    """Render `graph`, open it, let the layout settle, select the node named `select` (as a
+    click would), and save a screenshot for the README."""
     from playwright.sync_api import sync_playwright
 
     from viz import render_html
@@ -125,6 +126,12 @@ def screenshot(graph: Path, out: Path, max_nodes: int) -> None:
         page.goto(html.as_uri())
         page.wait_for_selector('body[data-settled="1"]', state="attached", timeout=300_000)
         page.evaluate("kgViz.network.fit()")
+        if select:
+            hits = page.evaluate("(q) => kgViz.search(q).map(h => h.id)", select)
+            if not hits:
+                raise SystemExit(f"no node matches {select!r}")
+            page.evaluate("(id) => { kgViz.select(id); kgViz.network.focus(id, {scale: 0.65}); }",
+                          hits[0])
         out.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(out))
         browser.close()
@@ -141,9 +148,11 @@ def main() -> None:
                         help="instead of measuring, save a screenshot of GRAPH's page")
     parser.add_argument("--max-nodes", type=int, default=300,
                         help="node budget of the screenshot page (default: 300)")
+    parser.add_argument("--select", metavar="LABEL",
+                        help="select this node (as a click does) before the screenshot")
     args = parser.parse_args()
     if args.screenshot:
-        screenshot(args.screenshot[0], args.screenshot[1], args.max_nodes)
+        screenshot(args.screenshot[0], args.screenshot[1], args.max_nodes, args.select)
     else:
         bench(args.nodes, args.runs, args.seed)
 

@@ -72,12 +72,18 @@ def test_strongest_role_prefers_text_roles_then_keywords() -> None:
 def test_sources_give_the_same_graph(tmp_path: Path) -> None:
     import gzip
 
+    import pyoxigraph as ox
     import rdflib
 
     gz = tmp_path / "g.ttl.gz"
     gz.write_bytes(gzip.compress(FIXTURE.read_bytes()))
+    folder = tmp_path / "store"
+    on_disk = ox.Store(str(folder))
+    on_disk.load(path=str(FIXTURE), format=ox.RdfFormat.TURTLE)
+    on_disk.flush()
     expected = load_graph(open_store(FIXTURE))
-    for source in (gz, str(FIXTURE), rdflib.Graph().parse(FIXTURE)):
+    for source in (gz, str(FIXTURE), rdflib.Graph().parse(FIXTURE), folder,
+                   list(ox.parse(path=str(FIXTURE), format=ox.RdfFormat.TURTLE))):
         got = load_graph(open_store(source))
         assert sorted(got.nodes(data=True)) == sorted(expected.nodes(data=True))
         assert sorted(got.edges(data=True)) == sorted(expected.edges(data=True))

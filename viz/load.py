@@ -197,7 +197,7 @@ def load_graph(store: pyoxigraph.Store) -> nx.DiGraph:
         if iri in papers:
             continue
         attrs.setdefault("label", iri.rsplit("/", 1)[-1])
-        attrs["aliases"] = tuple(sorted(attrs["aliases"] - {attrs["label"]}))
+        attrs["aliases"] = distinct_aliases(attrs["label"], attrs["aliases"])
         graph.add_node(iri, **attrs)
 
     roles: dict[tuple[str, str], set[str]] = {}
@@ -213,6 +213,23 @@ def load_graph(store: pyoxigraph.Store) -> nx.DiGraph:
         if "count" not in attrs:
             attrs["count"] = graph.degree(node)
     return graph
+
+
+def distinct_aliases(label: str, aliases: Iterable[str]) -> tuple[str, ...]:
+    """Aliases that differ from the label and each other other than by case (sorted; of a
+    case-insensitive group the first in sort order stays).
+
+    >>> distinct_aliases("large language model", ["LLMs", "Large language model", "LLM",
+    ...                                           "large language models", "Large language models"])
+    ('LLM', 'LLMs', 'Large language models')
+    """
+    seen = {label.casefold()}
+    kept = []
+    for alias in sorted(aliases):
+        if alias.casefold() not in seen:
+            seen.add(alias.casefold())
+            kept.append(alias)
+    return tuple(kept)
 
 
 def strongest_role(found: Iterable[str]) -> str:

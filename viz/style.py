@@ -27,7 +27,7 @@ TYPE_ORDER: tuple[str, ...] = ("Model", "Method", "Task", "Dataset", "Metric", "
 
 PAPER_SHAPE = "square"
 CONCEPT_SHAPE = "dot"
-PAPER_SIZE = 7.0
+PAPER_SIZE = 8.0
 
 
 @dataclass(frozen=True, slots=True)

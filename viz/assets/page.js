@@ -87,7 +87,8 @@
   const api = {
     network: network, nodes: nodes, edges: edges, ready: false, readyAt: null,
     startedAt: STARTED_AT, settled: false,
-    search: search, focus: focus, setTypeVisible: setTypeVisible, highlight: highlight,
+    search: search, focus: focus, select: select, setTypeVisible: setTypeVisible,
+    highlight: highlight,
   };
   window.kgViz = api;
   network.once("afterDrawing", function () {
@@ -309,13 +310,19 @@
   });
 
   // ---- focus & search ----
-  function focus(id) {
+  function select(id) {
+    // Select a node as a click does: highlight its neighbourhood and show its details.
     const n = rawById.get(id);
     if (!n) return false;
     if (hiddenTypes.has(n.group)) setTypeVisible(n.group, true);
     network.selectNodes([id]);
     highlight(id);
     showDetails(id);
+    return true;
+  }
+  function focus(id) {
+    // Select a node and move the view to it (search results, links in the details panel).
+    if (!select(id)) return false;
     network.focus(id, { scale: Math.max(network.getScale(), 1.0), animation: { duration: 350 } });
     return true;
   }
@@ -460,10 +467,6 @@
   });
 
   if (PAGE.focus !== null && PAGE.focus !== undefined) {
-    network.once("afterDrawing", function () {
-      network.selectNodes([PAGE.focus]);
-      highlight(PAGE.focus);
-      showDetails(PAGE.focus);
-    });
+    network.once("afterDrawing", function () { select(PAGE.focus); });
   }
 })();
