@@ -209,3 +209,24 @@ def test_ego_page_opens_on_its_focus(page: Any, tmp_path: Path) -> None:
     _wait_selected(page)
     assert page.inner_text("#details h2") == "Fréchet Inception Distance"
     assert page.evaluate("kgViz.nodes.length") == built.nodes == 5  # FID, p3 and its 3 others
+
+
+@pytest.mark.model
+def test_sample_corpus_page(page: Any, tmp_path: Path) -> None:
+    """`kg build … --html` on the bundled sample: every paper and concept drawn, searchable."""
+    from kg.build import run_build
+    from viz.load import load_graph, open_store
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "iclr2025_abstracts.txt"
+    summary = run_build([example], tmp_path / "graph.ttl", html=tmp_path / "graph.html")
+    graph = load_graph(open_store(summary.output))
+    assert summary.papers_read == 19
+    _open(page, tmp_path / "graph.html")
+    assert page.evaluate("kgViz.nodes.length") == graph.number_of_nodes()
+    assert page.evaluate("kgViz.edges.length") == graph.number_of_edges()
+    assert page.evaluate("kgViz.nodes.get().filter(n => n.group === 'Paper').length") == 19
+    page.fill("#search", "LLM")
+    page.press("#search", "Enter")
+    _wait_selected(page)
+    assert page.inner_text("#details h2") == "large language model"
+    assert page.console_errors == [] and page.requests == [(tmp_path / "graph.html").as_uri()]
