@@ -89,7 +89,6 @@ _SCHEME = _const(t.SKOS_CONCEPT_SCHEME)
 _EXTRACTOR = _const(t.KG_EXTRACTOR)
 _AGENT = _const(t.PROV_SOFTWARE_AGENT)
 _TYPE_CLASS = {ctype: _const(node) for ctype, node in t.TYPE_CLASS.items()}
-_ROLE = {role: _const(node) for role, node in t.ROLE_PROPERTY.items()}
 
 
 class _GraphBuilder:
