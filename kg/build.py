@@ -103,7 +103,7 @@ def run_build(
         from viz import render_html
 
         html_path.parent.mkdir(parents=True, exist_ok=True)
-        render_html(triples, html_path, source_name=str(output))
+        render_html(triples, html_path, source_name=output.name)
     return BuildSummary(
         output=output,
         papers_read=len(papers),

@@ -116,6 +116,6 @@ def canonicalise(
             pref_label=pref,
             ctype=ctype,
             alt_labels=tuple(alts),
-            acronyms=tuple(sorted(a for a in acronyms if a != pref and is_short_form(a))),
+            acronyms=tuple(sorted({short_key(a) for a in acronyms if is_short_form(a)} - {pref})),
         )
     return concepts, links

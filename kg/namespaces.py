@@ -32,6 +32,7 @@ class KG(DefinedNamespace):
 
     _NS = Namespace(KG_IRI)
     _fail = True
+    _warn = False  # pytest probes attributes such as `_mock_name`; a miss raises anyway
 
     # Concept classes (each rdfs:subClassOf skos:Concept)
     Model: URIRef

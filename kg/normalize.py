@@ -73,17 +73,28 @@ def singularize(word: str) -> str:
 
 
 @lru_cache(maxsize=1 << 18)
-def norm_key(label: str) -> str:
-    """The matching key of a label (see module docstring); cached, labels repeat a lot."""
+def norm_text(label: str) -> str:
+    """`norm_key` without the plural folding: case, diacritics, separators, edge punctuation.
+
+    >>> norm_text("Large-Language Models")
+    'large language models'
+    """
     text = fold_diacritics(label).lower()
     text = text.replace("’", "'")
     text = _SEPARATORS.sub(" ", text)
     text = _STRIP.sub("", text.strip())
     text = _WS.sub(" ", text).strip()
-    if not text:
-        return ""
     if text.count("(") != text.count(")"):
         text = _WS.sub(" ", text.replace("(", " ").replace(")", " ")).strip()
+    return text
+
+
+@lru_cache(maxsize=1 << 18)
+def norm_key(label: str) -> str:
+    """The matching key of a label (see module docstring); cached, labels repeat a lot."""
+    text = norm_text(label)
+    if not text:
+        return ""
     head, _, last = text.rpartition(" ")
     original_last = label.strip().rsplit(maxsplit=1)[-1] if label.strip() else ""
     if not (len(original_last) > 1 and original_last.isupper()):

@@ -45,7 +45,7 @@ def extract_corpus(
     stream = (
         extractor.extract_all(todo)
         if extractor is not None
-        else _parallel(todo, processes)
+        else _parallel(todo, processes, model=model, use_gazetteer=use_gazetteer)
     )
     for extraction in stream:
         results[extraction.paper_id] = extraction
@@ -54,10 +54,13 @@ def extract_corpus(
     return results
 
 
-def _parallel(papers: list[Paper], processes: int) -> Iterable[Extraction]:
+def _parallel(
+    papers: list[Paper], processes: int, *, model: str | None, use_gazetteer: bool
+) -> Iterable[Extraction]:
     from kg.extract import _parallel as run
 
-    return run(papers, n_process=processes, batch_size=32)
+    return run(papers, n_process=processes, batch_size=16, model=model,
+               use_gazetteer=use_gazetteer)
 
 
 def build_corpus(

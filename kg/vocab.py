@@ -133,6 +133,10 @@ class Gazetteer:
     def __len__(self) -> int:
         return sum(len(group) for group in self._by_key.values())
 
+    def keys(self) -> Iterator[str]:
+        """Every `norm_key` the gazetteer has entries for."""
+        return iter(self._by_key)
+
     def lookup(self, text: str) -> tuple[Entry, ...]:
         """Entries whose label has the `norm_key` of `text`, best first: by source trust (PwC,
         LLM list, NLP-TDMS, leaderboards, CSO), except that a distinctive spelling ("ADAM",

@@ -51,7 +51,7 @@ def test_best_entry_type_of_well_known_terms(gaz: Gazetteer, text: str, ctype: C
     assert gaz.types_of(text).most_common(1)[0][0] is ctype
 
 
-@pytest.mark.parametrize("variant", ["resnet", "RESNETS", "ResNets", "ResNet"])
+@pytest.mark.parametrize("variant", ["resnet", "Resnets", "ResNets", "ResNet"])
 def test_lookup_folds_case_hyphens_and_plurals(gaz: Gazetteer, variant: str) -> None:
     assert gaz.lookup(variant)[0].source_id == f"{PWC}/method/resnet"
 

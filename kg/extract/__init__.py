@@ -15,7 +15,8 @@ from itertools import islice
 from spacy.language import Language
 
 from kg.extract.assemble import ParsedField, assemble
-from kg.extract.candidates import GazetteerLookup, collect
+from kg.extract.candidates import collect
+from kg.extract.gazetteer_match import GazetteerIndex
 from kg.extract.pipeline import load_nlp
 from kg.extract.textfix import repair
 from kg.types import Acronym, Extraction, Field, Paper, Span
@@ -35,9 +36,11 @@ def extract_urls(text: str) -> list[str]:
     """
     found: list[str] = []
     for match in _URL.finditer(text):
-        url = match.group(0).rstrip(_URL_TRAIL)
-        if url.count("(") < url.count(")"):
-            url = url.rstrip(")")
+        url = match.group(0)
+        while url and url[-1] in _URL_TRAIL and not (
+            url[-1] == ")" and url.count("(") >= url.count(")")
+        ):
+            url = url[:-1]  # trailing punctuation, but a balanced ")" belongs to the URL
         if not url.startswith("http"):
             url = "https://" + url
         if url not in found:
@@ -45,17 +48,18 @@ def extract_urls(text: str) -> list[str]:
     return found
 
 
-def _default_gazetteer() -> GazetteerLookup:
-    """Lookup in the shipped gazetteer (kg.vocab), loaded once per process."""
+def _default_gazetteer() -> GazetteerIndex:
+    """The shipped gazetteer (kg.vocab), indexed for matching."""
     from kg.vocab import Gazetteer
 
-    return Gazetteer.load().lookup
+    gaz = Gazetteer.load()
+    return GazetteerIndex.build(gaz.lookup, gaz.keys())
 
 
 class Extractor:
     """Runs the extraction pipeline over papers."""
 
-    def __init__(self, nlp: Language, gazetteer: GazetteerLookup | None = None) -> None:
+    def __init__(self, nlp: Language, gazetteer: GazetteerIndex | None = None) -> None:
         self.nlp = nlp
         self.gazetteer = gazetteer
 
@@ -111,7 +115,8 @@ class Extractor:
         for i, paper in enumerate(chunk):
             fields = per_paper.get(i, [])
             original = {f.field: paper.text(f.field) for f in fields}
-            mentions = assemble(original, fields, self.gazetteer or _no_entries)
+            lookup = self.gazetteer.lookup if self.gazetteer is not None else _no_entries
+            mentions = assemble(original, fields, lookup)
             acronyms = tuple(
                 Acronym(short, long, Span(f.field, *f.repaired.to_original(s, e)))
                 for f in fields
@@ -136,9 +141,10 @@ def _no_entries(label: str) -> Sequence[Entry]:
 _WORKER: Extractor | None = None
 
 
-def _init_worker() -> None:
+def _init_worker(model: str | None, use_gazetteer: bool) -> None:
     global _WORKER
-    _WORKER = Extractor.load()
+    if _WORKER is None:
+        _WORKER = Extractor.load(model, use_gazetteer=use_gazetteer)
 
 
 def _work(batch: list[Paper]) -> list[Extraction]:
@@ -146,11 +152,29 @@ def _work(batch: list[Paper]) -> list[Extraction]:
     return list(_WORKER._run(batch, batch_size=len(batch)))
 
 
-def _parallel(papers: Iterable[Paper], *, n_process: int, batch_size: int) -> Iterator[Extraction]:
-    """Fan batches of papers out to `n_process` workers; results come back in input order."""
-    ctx = mp.get_context("spawn")
+def _parallel(
+    papers: Iterable[Paper],
+    *,
+    n_process: int,
+    batch_size: int,
+    model: str | None = None,
+    use_gazetteer: bool = True,
+) -> Iterator[Extraction]:
+    """Fan batches of papers out to `n_process` workers; results come back in input order.
+
+    Where the platform can fork, the pipeline is loaded once here and the workers inherit it
+    (copy-on-write), which saves each worker seconds of imports and model loading.
+    """
+    global _WORKER
+    methods = mp.get_all_start_methods()
+    if "fork" in methods:
+        ctx = mp.get_context("fork")
+        if _WORKER is None:
+            _WORKER = Extractor.load(model, use_gazetteer=use_gazetteer)
+    else:
+        ctx = mp.get_context("spawn")
     batches = _batched(papers, batch_size)
-    with ctx.Pool(n_process, initializer=_init_worker) as pool:
+    with ctx.Pool(n_process, initializer=_init_worker, initargs=(model, use_gazetteer)) as pool:
         for result in pool.imap(_work, batches):
             yield from result
 

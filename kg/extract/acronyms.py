@@ -126,7 +126,7 @@ def _long_span_before(doc: Doc, paren: int, short: str) -> Span | None:
         return None
     char_start = candidate.end_char - len(long_text)
     span = doc.char_span(char_start, candidate.end_char, alignment_mode="expand")
-    if span is None or not any(t.is_alpha for t in span):
+    if span is None or not any(any(c.isalpha() for c in t.text) for t in span):
         return None
     return span
 

@@ -189,11 +189,15 @@ def _decide_role(
     if any(k != entry.key and re.search(rf"(^| ){re.escape(k)}( |$)", entry.key)
            for k in proposed_keys) and "name" in entry.kinds:
         return Role.PROPOSES  # "Llama3-ChatQA-2-70B" is a variant of the proposed "ChatQA 2"
+    # One evaluates on datasets and task settings, and measures with metrics: a pattern that
+    # gives another type such a role says nothing about it.
+    roles = [
+        r for r in roles
+        if not (r is Role.EVALUATES_ON and ctype not in {ConceptType.DATASET, ConceptType.TASK})
+        and not (r is Role.MEASURES and ctype is not ConceptType.METRIC)
+    ]
     if roles:
-        best = min(roles, key=lambda r: r.rank)
-        if best is Role.EVALUATES_ON and ctype not in {ConceptType.DATASET, ConceptType.TASK}:
-            return DEFAULT_ROLE[ctype]
-        return best
+        return min(roles, key=lambda r: r.rank)
     return DEFAULT_ROLE[ctype]
 
 
@@ -240,6 +244,14 @@ def assemble(
             if occ.role is Role.PROPOSES:
                 proposal_sentences.add((pf.field, occ.sentence))
     accepted = {k: e for k, e in entries.items() if acceptance(e, gazetteer)}
+    # Where accepted candidates overlap the longest wins ("distributed speculative inference"
+    # over the "speculative inference" inside it); only what survives counts as evidence for
+    # a concept's acceptance, type and role.
+    survivors = _resolve_overlaps(fields, accepted)
+    for key, entry in list(accepted.items()):
+        entry.occurrences = survivors.get(key, [])
+        if not entry.occurrences or not acceptance(entry, gazetteer):
+            del accepted[key]
     proposed_keys = {k for k, e in accepted.items() if Role.PROPOSES in e.roles}
     decided: dict[str, tuple[ConceptType, Role]] = {}
     for key, entry in accepted.items():
@@ -264,6 +276,31 @@ def _key_for(label: str, acronyms: dict[str, str]) -> str:
     return norm_key(label)
 
 
+def _resolve_overlaps(
+    fields: list[ParsedField], accepted: dict[str, CandidateGroup]
+) -> dict[str, list[tuple[Field, Occurrence]]]:
+    """The occurrences that survive where accepted candidates overlap: the longest span,
+    then the more specific kind (acronym, name, gazetteer, chunk)."""
+    survivors: dict[str, list[tuple[Field, Occurrence]]] = {}
+    for pf in fields:
+        spans: list[tuple[int, int, int, str, Occurrence]] = []
+        for key, entry in accepted.items():
+            for f, occ in entry.occurrences:
+                if f is pf.field:
+                    spans.append((occ.char_start, occ.char_end,
+                                  _KIND_PRIORITY[occ.term.kind], key, occ))
+        spans.sort(key=lambda s: (-(s[1] - s[0]), s[2], s[0]))
+        taken: list[tuple[int, int]] = []
+        for start, end, _, key, occ in spans:
+            if any(start < e and s < end for s, e in taken):
+                continue
+            taken.append((start, end))
+            survivors.setdefault(key, []).append((pf.field, occ))
+    for occurrences in survivors.values():
+        occurrences.sort(key=lambda fo: (list(Field).index(fo[0]), fo[1].char_start))
+    return survivors
+
+
 def _mentions(
     original: dict[Field, str],
     fields: list[ParsedField],
@@ -273,21 +310,12 @@ def _mentions(
     mentions: list[Mention] = []
     for pf in fields:
         text = original[pf.field]
-        spans: list[tuple[int, int, int, str, Occurrence]] = []
-        for key, entry in accepted.items():
-            for f, occ in entry.occurrences:
-                if f is pf.field:
-                    spans.append((occ.char_start, occ.char_end,
-                                  _KIND_PRIORITY[occ.term.kind], key, occ))
-        # Longest span wins where candidates overlap; then the more specific kind.
-        spans.sort(key=lambda s: (-(s[1] - s[0]), s[2], s[0]))
-        taken: list[tuple[int, int]] = []
-        chosen = []
-        for start, end, _, key, occ in spans:
-            if any(start < e and s < end for s, e in taken):
-                continue
-            taken.append((start, end))
-            chosen.append((start, end, key, occ))
+        chosen = [
+            (occ.char_start, occ.char_end, key, occ)
+            for key, entry in accepted.items()
+            for f, occ in entry.occurrences
+            if f is pf.field
+        ]
         for start, end, key, occ in sorted(chosen, key=lambda c: (c[0], c[1])):
             entry = accepted[key]
             ctype, paper_role = decided[key]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from spacy.tokens import Doc, Span
 
 from kg.extract.acronyms import Definition, find_definitions, short_key
-from kg.extract.gazetteer_match import gazetteer_spans
+from kg.extract.gazetteer_match import GazetteerIndex, gazetteer_spans
 from kg.extract.lexicon import GENERIC_HEADS, HEAD_TYPES, NAME_TYPE_CUES
 from kg.extract.names import looks_title_cased, name_spans
 from kg.extract.roles import introduced_tokens, token_roles
@@ -114,10 +114,10 @@ def _inside_word(span: Span) -> bool:
     return before or after
 
 
-def _gazetteer_terms(doc: Doc, lookup: GazetteerLookup | None) -> list[Term]:
-    if lookup is None:
+def _gazetteer_terms(doc: Doc, index: GazetteerIndex | None) -> list[Term]:
+    if index is None:
         return []
-    spans = [s for s in gazetteer_spans(doc, lookup) if not _inside_word(s)]
+    spans = [s for s in gazetteer_spans(doc, index) if not _inside_word(s)]
     # No type here: the gazetteer votes once, per entry source, when the paper's types are set.
     return [
         Term(s.start, s.end, label_of(list(s)) or s.text, "gazetteer",
@@ -139,7 +139,7 @@ def _title_prefix(doc: Doc) -> str | None:
 
 
 def collect(
-    doc: Doc, *, is_title: bool = False, gazetteer: GazetteerLookup | None = None
+    doc: Doc, *, is_title: bool = False, gazetteer: GazetteerIndex | None = None
 ) -> FieldCandidates:
     """All candidate occurrences in one parsed field."""
     title_case = is_title and looks_title_cased(doc.text)

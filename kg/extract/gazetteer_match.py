@@ -10,13 +10,17 @@ every case, hyphen and plural variant through `norm_key` for free.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 
 from spacy.tokens import Doc, Span
 
+from kg.normalize import norm_key, norm_text
 from kg.vocab import Entry
 
 MAX_WORDS = 6
+_JOINERS = frozenset({"-", "--", "/"})
 _EDGE_POS = frozenset({"DET", "PRON", "ADP", "CCONJ", "SCONJ", "AUX", "PART", "PUNCT", "SYM",
                        "SPACE", "NUM"})
 
@@ -40,7 +44,35 @@ def usable_entries(text: str, entries: Sequence[Entry]) -> list[Entry]:
     return out
 
 
-def gazetteer_spans(doc: Doc, lookup: Callable[[str], Sequence[Entry]]) -> list[Span]:
+@dataclass(frozen=True, slots=True)
+class GazetteerIndex:
+    """A gazetteer lookup plus the word prefixes of its keys, so that the scan extends an
+    n-gram only while some entry still starts with it."""
+
+    lookup: Callable[[str], Sequence[Entry]]
+    keys: frozenset[str]
+    prefixes: frozenset[str]
+
+    @classmethod
+    def build(
+        cls, lookup: Callable[[str], Sequence[Entry]], keys: Iterable[str]
+    ) -> GazetteerIndex:
+        all_keys = frozenset(keys)
+        prefixes: set[str] = set()
+        for key in all_keys:
+            words = key.split()
+            for k in range(1, len(words)):
+                prefixes.add(" ".join(words[:k]))
+        return cls(lookup, all_keys, frozenset(prefixes))
+
+
+@lru_cache(maxsize=1 << 16)
+def _token_words(text: str) -> tuple[str, ...]:
+    """The key words of one token, without singularising ("GPT-4o" -> ("gpt", "4o"))."""
+    return tuple(norm_text(text).split())
+
+
+def gazetteer_spans(doc: Doc, index: GazetteerIndex) -> list[Span]:
     """Non-overlapping spans of `doc` that name a gazetteer entry, longest first, left to right."""
     tokens = list(doc)
     n = len(tokens)
@@ -51,23 +83,30 @@ def gazetteer_spans(doc: Doc, lookup: Callable[[str], Sequence[Entry]]) -> list[
         if first.pos_ in _EDGE_POS or not first.text[:1].isalnum():
             i += 1
             continue
-        found = 0
-        words = 0
-        # Longest first: collect candidate ends, then try them from the right.
         ends: list[int] = []
+        words: list[str] = []
         j = i
-        while j < n and words < MAX_WORDS:
+        while j < n and len(words) < MAX_WORDS:
             token = tokens[j]
-            if token.is_punct and token.text not in {"-", "--", "/"}:
+            if token.text in _JOINERS:
+                j += 1
+                continue
+            if token.is_punct:
                 break
-            if token.text not in {"-", "--", "/"}:
-                words += 1
-                if token.pos_ not in _EDGE_POS and token.text[:1].isalnum():
-                    ends.append(j + 1)
+            words.extend(_token_words(token.text))
+            if not words:
+                break
+            prefix = " ".join(words)
+            if (token.pos_ not in _EDGE_POS and token.text[:1].isalnum()
+                    and norm_key(prefix) in index.keys):
+                ends.append(j + 1)
+            if prefix not in index.prefixes:
+                break
             j += 1
+        found = 0
         for end in reversed(ends):
             text = doc[i:end].text
-            if usable_entries(text, lookup(text)):
+            if usable_entries(text, index.lookup(text)):
                 found = end
                 break
         if found:

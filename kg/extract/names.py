@@ -48,7 +48,7 @@ def is_quantity(text: str) -> bool:
 
 def is_name_like(token: Token, *, title_case_text: bool = False) -> bool:
     """Is this token spelled like part of a name?"""
-    text = token.text
+    text = token.text.removesuffix(".") if len(token.text) > 2 else token.text
     if not _HAS_LETTER.search(text) or is_quantity(text) or token.is_punct or token.like_url:
         return False
     if len(text) < 2 or not _NAME_CHARS.match(text) or _CITATION_KEY.match(text):
@@ -141,6 +141,7 @@ def name_spans(doc: Doc, *, title_case_text: bool = False) -> list[Span]:
                 if (
                     not title_case_text
                     and nxt.lower_ in _CONNECTORS
+                    and (nxt.lower_ != "and" or end == i + 1)  # "Key and Value", not lists
                     and end + 1 < n
                     and _is_title_word(doc[end + 1])
                     and _is_title_word(doc[end - 1])

@@ -77,9 +77,18 @@ def _np_tokens(head: Token) -> set[int]:
     return keep
 
 
+def _is_author(subject: Token) -> bool:
+    """ "we", or "this/our/the present paper|work|study" — not "prior work"."""
+    if subject.lower_ in {"we", "i"}:
+        return True
+    if subject.lower_ in AUTHOR_SUBJECTS:
+        return any(c.lower_ in {"this", "our", "present", "current"} for c in subject.children)
+    return False
+
+
 def _has_author_subject(verb: Token) -> bool:
     for child in verb.children:
-        if child.dep_ in {"nsubj", "nsubjpass"} and child.lower_ in AUTHOR_SUBJECTS:
+        if child.dep_ in {"nsubj", "nsubjpass"} and _is_author(child):
             return True
     # "… , we then introduce" parsed with the subject on a conjoined verb
     if verb.dep_ == "conj" and verb.head.pos_ in {"VERB", "AUX"}:
@@ -164,6 +173,21 @@ def introduced_tokens(doc: Doc) -> set[int]:
     return found
 
 
+def _phrase_after(doc: Doc, start: int) -> set[int]:
+    """The noun phrase that follows a word, by its tags, whatever the parser attached it to."""
+    found: set[int] = set()
+    i = start
+    while i < len(doc) and i - start < 8:
+        token = doc[i]
+        if token.pos_ in {"VERB", "AUX", "SCONJ", "PRON"} or (
+            token.is_punct and token.text not in {"-", "(", ")"}
+        ) or (token.pos_ == "ADP" and token.lower_ != "of"):
+            break
+        found.add(i)
+        i += 1
+    return found
+
+
 def compared_tokens(doc: Doc) -> set[int]:
     """Token indices inside phrases the paper compares itself with."""
     found: set[int] = set()
@@ -180,8 +204,8 @@ def compared_tokens(doc: Doc) -> set[int]:
             for child in token.children:
                 if child.dep_ == "pobj":
                     found |= {t.i for t in child.subtree}
-            if token.lower_ == "than" and not list(token.children) and token.i + 1 < len(doc):
-                found |= {t.i for t in doc[token.i + 1].subtree}
+            if token.lower_ in {"than", "versus", "vs", "vs."}:
+                found |= _phrase_after(doc, token.i + 1)
         if token.lower_ in {"compared", "comparison", "relative"}:
             for prep in token.children:
                 if prep.lower_ in {"to", "with", "against"}:

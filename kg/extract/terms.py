@@ -84,8 +84,8 @@ def _is_trimmable_lead(tok: Token) -> bool:
         return True
     if low in GENERAL_ADJECTIVES:
         return not _is_bound(tok)
-    if is_quantity(tok.text) or tok.like_num:
-        return True
+    if is_quantity(tok.text) or tok.like_num or not tok.text[:1].isalnum():
+        return True  # "34.3% resolve rate": numbers, units and symbols lead no term
     return tok.text in {"’s", "'s"} or tok.tag_ in {"PRP$", "WP$"}
 
 
@@ -203,9 +203,12 @@ def _terms_around_names(
     if content_after and not modifier_link and head.pos_ in {"NOUN", "PROPN"}:
         # "KV cache pruning methods" -> "KV cache pruning"; "SWE agent frameworks" -> "SWE agent"
         end_tokens = [t for t in tokens if t.i >= last.start]
-        while end_tokens and ((end_tokens[-1].lower_ in GENERIC_HEADS
-                              and end_tokens[-1].lower_ not in HEAD_TYPES)
-                              or end_tokens[-1].is_punct):
+        while end_tokens and (
+            (end_tokens[-1].lower_ in GENERIC_HEADS
+             and (end_tokens[-1].lower_ not in HEAD_TYPES
+                  or end_tokens[-1].lower_ in METHOD_HEADS))
+            or end_tokens[-1].is_punct
+        ):
             end_tokens.pop()
         if len(end_tokens) > len(last):
             label = label_of(end_tokens)

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from spacy.language import Language
 
 _PART = r"[A-Za-z0-9](?:[A-Za-z0-9.+/]*[A-Za-z0-9+])?"
+_MAGNITUDE_PART = re.compile(r"^\d+(\.\d+)?[KMBTkmbt]?$")
 _NAME = re.compile(rf"^{_PART}(?:-{{1,2}}{_PART})+$")
 # Lower-case last parts that modify a name rather than belong to it.
 MODIFIER_SUFFIXES = frozenset(
@@ -35,6 +36,8 @@ def is_name_token(text: str) -> bool:
     [True, True, True]
     >>> is_name_token("OOD-TV-IRM."), is_name_token("non-Gaussianity")
     (False, False)
+    >>> is_name_token("t-SNE"), is_name_token("7B-parameter"), is_name_token("Llama-3-8B")
+    (True, False, True)
     >>> [is_name_token(t) for t in ["long-context", "Self-supervised", "DEI-guided", "1.29-1.92x"]]
     [False, False, False, False]
     """
@@ -46,7 +49,10 @@ def is_name_token(text: str) -> bool:
     if all(p.replace(".", "").isdigit() or re.fullmatch(r"[\d.]+x?", p) for p in parts):
         return False  # number ranges such as 1.29-1.92x
     if parts[0].islower() and parts[0].isalpha():
-        return False  # "non-Gaussianity", "semi-Nash": a prefix on a word, not a name
+        # "non-Gaussianity", "semi-Nash": a prefix on a word, not a name; but "t-SNE", "k-NN"
+        return len(parts[0]) == 1 and any(c.isupper() for c in "".join(parts[1:]))
+    if _MAGNITUDE_PART.match(parts[0]) and all(p.isalpha() and p.islower() for p in parts[1:]):
+        return False  # "7B-parameter", "32K-token": a size compound
     tail = text[1:]
     return any(ch.isupper() or ch.isdigit() for ch in tail)
 

@@ -79,7 +79,7 @@ def read_papers(
                             duplicate.describe(), source=source.path, record=raw.number
                         )
                     report.duplicates.append(duplicate)
-                    log.info("%s", duplicate.describe())
+                    log.warning("%s", duplicate.describe())
                     if duplicate.action is DuplicateAction.RENAMED:
                         yield dataclasses.replace(paper, id=duplicate.new_id)
             except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
