@@ -89,6 +89,15 @@ class Definition:
     long: Span
 
 
+def _is_evaluative(span: Span) -> bool:
+    """ "state-of-the-art (SOTA)" abbreviates a judgement, not a concept."""
+    from kg.extract.lexicon import EVALUATIVE, GENERAL_ADJECTIVES
+
+    text = span.text.lower()
+    words = text.replace("-", " ").split()
+    return text in EVALUATIVE or all(w in EVALUATIVE or w in GENERAL_ADJECTIVES for w in words)
+
+
 def _strip_plural(text: str) -> str:
     """'LLMs' -> 'LLM'; 'DiTs' -> 'DiT' (a trailing lower-case s after an upper-case letter)."""
     if len(text) > 2 and text.endswith("s") and text[-2].isupper():
@@ -160,7 +169,7 @@ def find_definitions(doc: Doc) -> list[Definition]:
                     long = _long_span_before(doc, i, _strip_plural(inner.text))
                     if long is None:
                         long = _long_span_before(doc, i, inner.text)
-                    if long is not None:
+                    if long is not None and not _is_evaluative(long):
                         found.append(Definition(inner, long))
                         i = close + 1
                         continue

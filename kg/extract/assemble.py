@@ -19,7 +19,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from kg.extract.background import phrase_count, word_df
+from kg.extract.background import phrase_count
 from kg.extract.candidates import (
     FieldCandidates,
     GazetteerLookup,
@@ -48,7 +48,6 @@ _KIND_PRIORITY = {"acronym": 0, "name": 1, "gazetteer": 2, "chunk": 3}
 _MODEL_NAME = re.compile(r"\d+(\.\d+)?[BbMm]\b|-(Instruct|Chat|Base|base|chat|instruct)\b|"
                          r"^(GPT|Llama|LLaMA|Qwen|Mistral|Mixtral|Gemma|Claude|Gemini|Phi|"
                          r"DeepSeek|Vicuna|Falcon|OPT|BERT|RoBERTa|T5|ViT|CLIP|ResNet)")
-_RARE_DF = 0.02  # a single word in fewer than 2% of ML abstracts is a specific term
 _ESTABLISHED = 3  # a phrase used in this many background abstracts is an established term
 
 
@@ -99,10 +98,7 @@ def acceptance(entry: CandidateGroup, gazetteer: GazetteerLookup) -> str | None:
             return "gazetteer word, role"
         return "gazetteer generic, repeated" if entry.count >= 3 and len(words) > 1 else None
     if len(words) == 1:
-        if (entry.count >= 2 and word_df(words[0]) < _RARE_DF
-                and words[0] not in GENERIC_HEADS):
-            return "rare word, repeated"
-        return None
+        return None  # a lone word is a concept only when the gazetteer knows it (above)
     if words[-1] in GENERIC_HEADS:
         # "labeled data", "downstream task": a generic head needs an established, repeated
         # phrase ("diffusion model" is one, and the gazetteer knows it anyway) — or, for a

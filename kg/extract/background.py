@@ -1,8 +1,9 @@
 """Background statistics from 35k real ML abstracts (built by scripts/build_lexicon.py).
 
-`word_df` and `phrase_df` give the share of abstracts that contain a word or a normalised
-phrase. Rare single words are specific terms; phrases other papers use too are established
-terms rather than one-off descriptions.
+`word_count` and `phrase_count` give the number of abstracts that contain a word or a
+normalised phrase: phrases other papers use too are established terms rather than one-off
+descriptions, and a general adjective bound to its noun in many papers ("large language")
+belongs to the term.
 """
 
 from __future__ import annotations
@@ -37,11 +38,6 @@ def _phrases() -> tuple[dict[str, int], int]:
 @cache
 def _docs() -> int:
     return _read("lexicon.tsv.gz")[1]
-
-
-def word_df(word: str) -> float:
-    """Share of background abstracts containing `word` (case-insensitive)."""
-    return lexicon().get(word.lower(), 0) / _docs()
 
 
 def word_count(word: str) -> int:

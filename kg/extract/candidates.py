@@ -8,6 +8,7 @@ Scoring and the choice of what becomes a concept happen per paper, in `kg.extrac
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -74,6 +75,16 @@ def _following_cue(doc: Doc, term: Term) -> tuple[ConceptType, float] | None:
         j += 1
     if j < len(doc) and doc[j].lower_ in NAME_TYPE_CUES and j - term.end <= 4:
         return NAME_TYPE_CUES[doc[j].lower_], 2.0
+    return None
+
+
+_BENCHMARK_NAME = re.compile(r"(Bench|bench|Benchmark|Eval|Arena|Corpus|Set)\b")
+
+
+def _name_shape_cue(term: Term) -> tuple[ConceptType, float] | None:
+    """Names that say what they are: "SWE-Bench Lite", "ProcessBench", "AlpacaEval"."""
+    if term.kind == "name" and _BENCHMARK_NAME.search(term.label.replace("-", " ")):
+        return ConceptType.DATASET, 2.5
     return None
 
 
@@ -171,10 +182,12 @@ def collect(
         cues: list[tuple[ConceptType, float]] = []
         if term.head_type is not None:
             cues.append((term.head_type, 2.0 if term.kind == "gazetteer" else 1.0))
-        for cue in (_appos_cue(span), _following_cue(doc, term)):
+        for cue in (_appos_cue(span), _following_cue(doc, term), _name_shape_cue(term)):
             if cue is not None:
                 cues.append(cue)
         role = _role_of(span, roles)
+        if term.kind == "name" and role is Role.EVALUATES_ON:
+            cues.append((ConceptType.DATASET, 1.0))  # "… on ProcessBench": a benchmark
         s = sentences[sent_of[term.start]]
         occurrences.append(
             Occurrence(

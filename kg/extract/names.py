@@ -43,6 +43,7 @@ def is_quantity(text: str) -> bool:
     >>> [is_quantity(t) for t in ["128K", "2.18x", "3D", "2024", "GPT-4o", "A100", "."]]
     [True, True, True, True, False, False, False]
     """
+    text = text.rstrip("+")  # "1M+"
     return bool(_QUANTITY.match(text)) and any(c.isdigit() for c in text)
 
 

@@ -171,9 +171,9 @@ def chunk_terms(doc: Doc, name_spans: list[Span]) -> list[Term]:
         } and tokens[-1].lower_ not in HEAD_TYPES:
             tokens.pop()
         htype = head_type(tokens[-1].lower_)
-        if len(tokens) > 1 and tokens[-1].lower_ in METHOD_HEADS and tokens[-2].pos_ in {
-            "NOUN", "PROPN", "VERB"
-        }:
+        if len(tokens) > 1 and tokens[-1].lower_ in METHOD_HEADS:
+            if tokens[-2].pos_ not in {"NOUN", "PROPN"} and tokens[-2].tag_ != "VBG":
+                continue  # "an information-theoretic framework": no name left without the head
             tokens.pop()  # "preference tuning methods" -> "preference tuning" (a Method)
         label = label_of(tokens)
         if not label or not any(t.is_alpha for t in tokens):

@@ -17,7 +17,11 @@ from kg.extract.background import lexicon
 _BROKEN = re.compile(r"(?<=[A-Za-z0-9.])- (?=[A-Za-z0-9])")
 _LATEX_URL = re.compile(r"\\(?:url|href)\{([^}]*)\}")
 # Markdown emphasis around words ("*distributed speculative inference (DSI)*").
-_EMPHASIS = re.compile(r"(?<![\w*])[*_]{1,2}(?=\w)|(?<=[\w).])[*_]{1,2}(?![\w*])")
+_EMPHASIS = re.compile(
+    r"(?<![\w*])[*_]+(?=\w)"  # opening: "*word", "_**T**est"
+    r"|(?<=[\w).])[*_]+(?![\w*])"  # closing: "word*", "(DSI)*"
+    r"|(?<=[A-Za-z])\*\*(?=[A-Za-z])"  # bold inside a word: "T**est" (not "a*b")
+)
 # Words after "X- " that mean a suspended hyphen ("pre- and post-training"), not a line break.
 _SUSPENDED = frozenset({"and", "or", "to", "vs", "versus", "nor", "as", "than", "&"})
 
