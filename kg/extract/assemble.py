@@ -82,13 +82,20 @@ def acceptance(entry: CandidateGroup, gazetteer: GazetteerLookup) -> str | None:
         return None
     if "acronym" in kinds or entry.long_form or entry.short_form:
         return "acronym"
-    if "name" in kinds:
-        return "name"
     words = entry.key.split()
     entries = _usable(label, gazetteer(label))
     specific_gaz = any(not e.generic for e in entries)
     roles = set(entry.roles)
     strong_role = bool(roles & {Role.PROPOSES, Role.COMPARES_WITH, Role.EVALUATES_ON})
+    if "name" in kinds:
+        if not _TITLE_WORD.match(label) or entry.count >= 2 or specific_gaz or strong_role:
+            return "name"
+        # A lone capitalised word said once ("Lipschitz", "Fisher") is mostly an eponym
+        # describing something else.
+        return None
+    if " and " in f" {entry.key} " or " or " in f" {entry.key} ":
+        # "approximation and estimation": a coordination, not one term
+        return "gazetteer phrase" if specific_gaz else None
     if "gazetteer" in kinds or entries:
         if len(words) > 1 and specific_gaz:
             return "gazetteer phrase"
@@ -96,7 +103,8 @@ def acceptance(entry: CandidateGroup, gazetteer: GazetteerLookup) -> str | None:
             return "gazetteer word, repeated"
         if specific_gaz and roles:
             return "gazetteer word, role"
-        return "gazetteer generic, repeated" if entry.count >= 3 and len(words) > 1 else None
+        # A broad term ("fairness", "robustness") said three times is what the paper is about.
+        return "gazetteer generic, repeated" if entry.count >= 3 else None
     if len(words) == 1:
         return None  # a lone word is a concept only when the gazetteer knows it (above)
     if words[-1] in GENERIC_HEADS:
@@ -109,6 +117,10 @@ def acceptance(entry: CandidateGroup, gazetteer: GazetteerLookup) -> str | None:
         return None
     if entry.count >= 2:
         return "phrase, repeated"
+    if any(o.term.method_head for _, o in entry.occurrences):
+        return "phrase named a method"
+    if _EPONYM.match(label):
+        return "eponym phrase"  # "Fisher's divergence", "Bayes' rule"
     if phrase_count(entry.key) >= _ESTABLISHED:
         return "established phrase"
     if strong_role and any(c for _, o in entry.occurrences for c in o.type_cues):
@@ -118,7 +130,8 @@ def acceptance(entry: CandidateGroup, gazetteer: GazetteerLookup) -> str | None:
 
 # Weight of one source's vote for a type, by how well its typing can be trusted.
 _SOURCE_WEIGHT = {"cso": 0.5}
-_TITLE_WORD = re.compile(r"^[A-Z][a-z]+$")
+_EPONYM = re.compile(r"^[A-Z][\w-]*['’]s? [a-z]")
+_TITLE_WORD = re.compile(r"^[A-ZÀ-Ý][a-zß-ÿ]+$")
 
 
 def _usable(label: str, entries: Sequence[Entry]) -> list[Entry]:

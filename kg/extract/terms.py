@@ -39,13 +39,8 @@ class Term:
     label: str
     kind: str  # "name" | "chunk" | "gazetteer" | "acronym"
     head_type: ConceptType | None = None
-
-    def overlaps(self, other: Term) -> bool:
-        return self.start < other.end and other.start < self.end
-
-    @property
-    def length(self) -> int:
-        return self.end - self.start
+    # The phrase was followed by a head that names it a method ("rectified flow technique").
+    method_head: bool = False
 
 
 def label_of(tokens: list[Token]) -> str:
@@ -79,6 +74,8 @@ def _is_bound(tok: Token) -> bool:
 
 
 def _is_trimmable_lead(tok: Token) -> bool:
+    if tok.tag_ == "VBG" and tok.is_sent_start:
+        return True  # "Achieving fairness …": the gerund is the sentence's verb
     low = tok.lower_
     if low in DETERMINERS or low in EVALUATIVE or tok.pos_ in _LEADING_POS:
         return True
@@ -175,10 +172,13 @@ def chunk_terms(doc: Doc, name_spans: list[Span]) -> list[Term]:
             if tokens[-2].pos_ not in {"NOUN", "PROPN"} and tokens[-2].tag_ != "VBG":
                 continue  # "an information-theoretic framework": no name left without the head
             tokens.pop()  # "preference tuning methods" -> "preference tuning" (a Method)
+            method_head = True
+        else:
+            method_head = False
         label = label_of(tokens)
         if not label or not any(t.is_alpha for t in tokens):
             continue
-        terms.append(Term(tokens[0].i, tokens[-1].i + 1, label, "chunk", htype))
+        terms.append(Term(tokens[0].i, tokens[-1].i + 1, label, "chunk", htype, method_head))
     return terms
 
 
