@@ -175,4 +175,4 @@ def test_term_offsets_are_token_offsets_of_the_label(nlp: Language) -> None:
                 "NOUN:dobj:1 PUNCT:punct:1")
     (term,) = chunk_terms(doc, [])
     assert doc[term.start : term.end].text == "mention replacement"
-    assert term.length == 2
+    assert term.end - term.start == 2
