@@ -124,6 +124,27 @@ class Acronym:
     span: Span
 
 
+class RelationType(StrEnum):
+    """A relation between two concepts; the value is the local name of its `kg:` property."""
+
+    USED_FOR = "usedFor"  # a method used for a task ("X for Y", "apply X to Y")
+    BASED_ON = "basedOn"  # a model based on another ("a Llama 3.0-based model")
+    COMPARED_WITH = "comparedWith"  # compared, without a winner
+    OUTPERFORMS = "outperforms"  # subject beats object
+    EVALUATED_ON = "evaluatedOn"  # a method/model evaluated on a dataset/benchmark
+
+
+@dataclass(frozen=True, slots=True)
+class RelationMention:
+    """One sentence stating a relation between two mentions of the same paper."""
+
+    subject: Mention
+    predicate: RelationType
+    object: Mention
+    sentence: Span
+    extractor: str
+
+
 @dataclass(frozen=True, slots=True)
 class Extraction:
     """What extraction found in one paper."""
@@ -134,6 +155,7 @@ class Extraction:
     # URLs found in the title/abstract text (code repositories, project pages).
     urls: tuple[str, ...] = ()
     sentences: tuple[Span, ...] = ()
+    relations: tuple[RelationMention, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +188,27 @@ class Link:
 
 
 @dataclass(frozen=True, slots=True)
+class ConceptRelation:
+    """A relation between two concepts of the corpus, with every sentence that states it."""
+
+    subject_key: str
+    predicate: RelationType
+    object_key: str
+    evidence: tuple[tuple[str, RelationMention], ...]  # (paper id, mention)
+
+
+@dataclass(frozen=True, slots=True)
+class VocabularyMatch:
+    """A concept matched to an entry of an external vocabulary (Papers with Code, CSO)."""
+
+    concept_key: str
+    target: str  # IRI of the vocabulary entry
+    exact: bool  # skos:exactMatch when True, else skos:closeMatch
+    method: str  # how it matched: "label", "alias", "acronym expansion", …
+    source: str  # gazetteer source name ("pwc-method", "cso", …)
+
+
+@dataclass(frozen=True, slots=True)
 class SkippedRecord:
     """A record that could not be read, and why."""
 
@@ -186,4 +229,6 @@ class Corpus:
     extractions: dict[str, Extraction] = field(default_factory=dict)
     concepts: dict[str, Concept] = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)
+    relations: list[ConceptRelation] = field(default_factory=list)
+    matches: list[VocabularyMatch] = field(default_factory=list)
     skipped: list[SkippedRecord] = field(default_factory=list)
