@@ -62,6 +62,12 @@ def _decapitalise(label: str) -> str:
 
 def _pref_label(mentions: list[Mention], key: str, acronyms: set[str]) -> str:
     full = [m for m in mentions if m.label not in acronyms and short_key(m.label) not in acronyms]
+    if not full:
+        # Only the acronym survived in the text: name the node by its long form.
+        longs = Counter(m.long_form for m in mentions if m.long_form)
+        if longs:
+            best_long = min(longs.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+            return _display(_decapitalise(best_long), key)
     pool = full or mentions
     mid = [m for m in pool if m.span.start != m.sentence.start and m.span.field is not Field.TITLE]
     counts = Counter(m.label for m in (mid or pool))

@@ -174,9 +174,17 @@ def _decide_type(entry: CandidateGroup, gazetteer: GazetteerLookup, proposed: bo
     return ConceptType.CONCEPT
 
 
+def _labels(entry: CandidateGroup) -> list[str]:
+    labels = [entry.labels.most_common(1)[0][0]]
+    if entry.long_form:
+        labels.append(entry.long_form)
+    return labels
+
+
 def _decide_role(
     entry: CandidateGroup,
     ctype: ConceptType,
+    gazetteer: GazetteerLookup,
     proposal_sentences: set[tuple[Field, int]],
     proposed_keys: set[str],
     title_prefix_key: str | None,
@@ -184,6 +192,10 @@ def _decide_role(
     roles = entry.roles
     if entry.key == title_prefix_key:
         return Role.PROPOSES
+    # A method the field's registries already list ("we design a Conditional Random Field")
+    # is used, not proposed.
+    known = any(e.source != "cso" and not e.generic for label in _labels(entry)
+                for e in gazetteer(label))
     if Role.PROPOSES in roles:
         # Prior work named before the proposal is not the paper's own contribution.
         first_proposal = min((s for f, s in proposal_sentences if f is Field.ABSTRACT),
@@ -192,7 +204,7 @@ def _decide_role(
                    and first_proposal is not None and o.sentence < first_proposal]
         named = entry.kinds & {"acronym", "name"}
         introduced = any(o.introduced for _, o in entry.occurrences)
-        if not earlier and (named or introduced):
+        if not earlier and (named or introduced) and not known:
             return Role.PROPOSES
         roles = [r for r in roles if r is not Role.PROPOSES]
     if any(k != entry.key and re.search(rf"(^| ){re.escape(k)}( |$)", entry.key)
@@ -265,7 +277,8 @@ def assemble(
     decided: dict[str, tuple[ConceptType, Role]] = {}
     for key, entry in accepted.items():
         ctype = _decide_type(entry, gazetteer, Role.PROPOSES in entry.roles)
-        role = _decide_role(entry, ctype, proposal_sentences, proposed_keys, title_prefix_key)
+        role = _decide_role(entry, ctype, gazetteer, proposal_sentences, proposed_keys,
+                            title_prefix_key)
         decided[key] = (ctype, role)
     return _mentions(original, fields, accepted, decided)
 

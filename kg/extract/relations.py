@@ -1,0 +1,540 @@
+"""Relations between the concept mentions of one sentence, from the dependency parse.
+
+Patterns (subject first; every argument is a mention of the same sentence):
+
+- usedFor: "X for Y" (noun, "designed/used for", "useful for"), "apply/adapt X to Y",
+  "use/adopt X to do Y", "a method to produce Y", "Y via/through/using/by X", and
+  "S uses/leverages/employs O" (O used for S, SciERC's reading).
+- basedOn: "an X-based Y" (Y, or the name Y stands in apposition to, is based on X),
+  "Y (is) based/built on X", "Y builds upon X", "Y extends X", "Y, a variant of X".
+- outperforms: "X outperforms/surpasses/beats Y", "X is better/faster than Y", "X is superior
+  to Y", "X improves over/upon Y", "an improvement/speedup of X over Y".
+- comparedWith: other comparatives ("X needs fewer steps than Y"), "X is comparable/competitive
+  with Y", "compared with/to Y", "compare X with/against Y", "X versus Y".
+- evaluatedOn: "evaluate/test X on D", "X achieves/outperforms … on D", "experiments on D
+  show that X …".
+
+A phrase stands for a mention when the mention is its head, names it ("the X model"), is in
+apposition to it ("X, a Y-based model"), is an example of it ("models including X, Y") or is the
+antecedent of its relative pronoun; its conjuncts count too ("X and Y for Z").
+
+Why hand-written walks rather than spaCy's `DependencyMatcher`: every pattern ends in the phrase
+resolution above (appositions, conjuncts, "including" lists, relative pronouns, raising to a
+governing verb's subject), which a matcher pattern cannot express, so the matcher would only
+find the trigger word that a set lookup finds in one pass over the tokens.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from spacy.tokens import Doc, Token
+
+from kg.extract.textfix import Repaired
+from kg.normalize import norm_key
+from kg.types import ConceptType, Field, Mention, RelationMention, RelationType, Span
+
+EXTRACTOR_RELATIONS = "relations"
+
+FieldParse = tuple[Field, Repaired, Doc]
+"""One parsed field of a paper: which field, its repair map and the Doc of the repaired text."""
+
+Found = tuple[int, RelationType, int]
+"""(subject anchor, relation, object anchor): indices into the anchors of one Doc."""
+
+_C = ConceptType
+_THINGS = frozenset({_C.METHOD, _C.MODEL})
+# The concept types each relation joins in the graph: (subject types, object types).
+TYPE_RULES: dict[RelationType, tuple[frozenset[ConceptType], frozenset[ConceptType]]] = {
+    RelationType.USED_FOR: (_THINGS | {_C.DATASET}, _THINGS | {_C.TASK}),
+    RelationType.BASED_ON: (_THINGS, _THINGS),
+    RelationType.COMPARED_WITH: (_THINGS, _THINGS),
+    RelationType.OUTPERFORMS: (_THINGS, _THINGS),
+    RelationType.EVALUATED_ON: (_THINGS, frozenset({_C.DATASET})),
+}
+
+USE_VERBS = frozenset(
+    """use utilize utilise employ leverage exploit adopt incorporate harness integrate
+    rely mimic require need combine""".split()
+)
+# "X helps/improves Y": X is used for Y.
+HELP_VERBS = frozenset(
+    {"help", "enable", "facilitate", "improve", "enhance", "boost", "benefit", "aid"}
+)
+# "equip/augment X with Y": Y is used for X.
+WITH_VERBS = frozenset(
+    {"equip", "provide", "augment", "combine", "integrate", "enhance", "endow", "couple"}
+)
+# "an approach to Y": a way of doing Y.
+APPROACH_NOUNS = frozenset(
+    """approach approaches solution solutions method methods framework frameworks algorithm
+    algorithms technique techniques strategy strategies system systems tool tools""".split()
+)
+# "a set of X", "the use of X": the phrase stands for X.
+CONTAINER_NOUNS = frozenset(
+    """set sets suite collection variety range number series family pair couple use means
+    combination""".split()
+)
+PURPOSE_HEADS = frozenset(
+    """use utilize utilise employ leverage exploit adopt apply propose present introduce
+    develop design devise build train""".split()
+)
+APPLY_VERBS = frozenset({"apply", "adapt", "extend", "generalize", "tailor", "transfer"})
+DESIGNED = frozenset({"design", "use", "develop", "propose", "tailor", "intend", "optimize"})
+FIT_ADJECTIVES = frozenset({"useful", "suitable", "effective", "applicable", "helpful"})
+BASED_WORDS = frozenset({"based", "built", "grounded", "founded", "derived", "initialized"})
+BUILD_VERBS = frozenset({"build", "extend", "generalize", "improve"})
+VARIANT_NOUNS = frozenset(
+    {"variant", "version", "extension", "generalization", "modification", "adaptation"}
+)
+BEAT_VERBS = frozenset({"outperform", "surpass", "beat", "exceed", "outpace", "outmatch"})
+WIN_WORDS = frozenset({"better", "faster", "stronger", "superior", "cheaper", "outperforming"})
+LOSS_WORDS = frozenset({"worse", "slower", "weaker", "inferior"})
+GOOD_QUALITIES = frozenset(
+    """accurate efficient robust effective reliable stable scalable expressive powerful
+    precise faithful""".split()
+)
+GOOD_MEASURES = frozenset(
+    """accuracy performance score scores quality throughput recall precision reward success
+    speed efficiency robustness""".split()
+)
+BAD_MEASURES = frozenset({"error", "errors", "loss", "latency", "cost", "perplexity", "memory"})
+GAIN_NOUNS = frozenset(
+    """improvement improvements gain gains speedup speedups speed-up advantage advantages
+    boost reduction reductions""".split()
+)
+PEER_WORDS = frozenset({"comparable", "competitive", "similar", "par", "close", "equivalent"})
+COMPARE_WORDS = frozenset({"compared", "comparing", "comparison", "comparisons", "relative"})
+EVAL_VERBS = frozenset({"evaluate", "test", "benchmark", "validate", "assess", "examine"})
+OUTCOME_VERBS = frozenset(
+    """achieve obtain attain reach set yield outperform surpass beat exceed perform excel
+    improve score deliver establish""".split()
+)
+FINDING_NOUNS = frozenset(
+    {"experiment", "experiments", "result", "results", "evaluation", "evaluations"}
+)
+SHOW_VERBS = frozenset({"show", "demonstrate", "indicate", "confirm", "reveal", "suggest"})
+_NOMINAL = frozenset({"NOUN", "PROPN"})
+_VERBAL = frozenset({"VERB", "AUX"})
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """A mention placed on the tokens `[start, end)` of a Doc."""
+
+    start: int
+    end: int
+    ctype: ConceptType
+    key: str  # two anchors with one key are one concept: never related to each other
+
+
+def find_relations(
+    fields: Sequence[FieldParse], mentions: Sequence[Mention], *, typed: bool = True
+) -> tuple[RelationMention, ...]:
+    """The relations between `mentions` that the sentences of `fields` state.
+
+    Mention offsets index the original text; each Doc is of the repaired text, so mentions are
+    placed on it through the `Repaired` map. `typed` keeps only the type pairs of `TYPE_RULES`.
+    """
+    found: list[RelationMention] = []
+    for part, repaired, doc in fields:
+        own: list[Mention] = []
+        anchors: list[Anchor] = []
+        for mention in mentions:
+            if mention.span.field is part:
+                anchor = _anchor(doc, repaired, mention)
+                if anchor is not None:
+                    own.append(mention)
+                    anchors.append(anchor)
+        for s, predicate, o in doc_relations(doc, anchors, typed=typed):
+            sent = doc[anchors[s].start].sent
+            where = Span(part, *repaired.to_original(sent.start_char, sent.end_char))
+            found.append(RelationMention(own[s], predicate, own[o], where, EXTRACTOR_RELATIONS))
+    return tuple(found)
+
+
+def _anchor(doc: Doc, repaired: Repaired, mention: Mention) -> Anchor | None:
+    """The tokens of the repaired text's Doc that a mention (original offsets) covers."""
+    start = bisect_left(repaired.offsets, mention.span.start)
+    end = bisect_left(repaired.offsets, mention.span.end)
+    span = doc.char_span(start, end, alignment_mode="expand") if end > start else None
+    if span is None or len(span) == 0:
+        return None
+    key = norm_key(mention.long_form or mention.label)
+    return Anchor(span.start, span.end, mention.ctype, key)
+
+
+def doc_relations(doc: Doc, anchors: Sequence[Anchor], *, typed: bool = True) -> list[Found]:
+    """The relations between anchors of one parsed Doc, sorted, without duplicates."""
+    if len(anchors) < 2:
+        return []
+    finder = _Finder(doc, anchors)
+    finder.run()
+    kept: set[Found] = set()
+    for s, predicate, o in finder.found:
+        a, b = anchors[s], anchors[o]
+        if a.key == b.key or doc[a.start].sent.start != doc[b.start].sent.start:
+            continue
+        if typed:
+            subjects, objects = TYPE_RULES[predicate]
+            if a.ctype not in subjects or b.ctype not in objects:
+                continue
+        kept.add((s, predicate, o))
+    return sorted(kept, key=lambda f: (anchors[f[0]].start, f[1].value, anchors[f[2]].start))
+
+
+class _Finder:
+    """One pass over a Doc's tokens; each trigger word adds the pairs its pattern states."""
+
+    def __init__(self, doc: Doc, anchors: Sequence[Anchor]) -> None:
+        self.doc = doc
+        self.at: dict[int, int] = {}
+        # Longest mention first, so that a token inside nested mentions names the outer one.
+        for index in sorted(range(len(anchors)), key=lambda i: anchors[i].start - anchors[i].end):
+            for i in range(anchors[index].start, anchors[index].end):
+                self.at.setdefault(i, index)
+        self.found: list[Found] = []
+
+    def add(self, subjects: list[int], predicate: RelationType, objects: list[int]) -> None:
+        self.found.extend((s, predicate, o) for s in subjects for o in objects if s != o)
+
+    # -- phrases ----------------------------------------------------------------------------
+
+    def phrase(self, token: Token) -> list[int]:
+        """The anchors a phrase headed by `token` stands for, conjuncts included."""
+        found = self._own(token, 0)
+        for child in token.children:
+            if child.dep_ == "conj" and child.pos_ not in _VERBAL:
+                found = found + [a for a in self.phrase(child) if a not in found]
+        return found
+
+    def _own(self, token: Token, depth: int) -> list[int]:
+        at = self.at
+        if token.i in at:
+            return [at[token.i]]
+        if depth > 2:
+            return []
+        if token.tag_ in {"WDT", "WP"} and token.head.dep_ == "relcl":
+            return self._own(token.head.head, depth + 1)  # "X, which outperforms Y"
+        for child in token.lefts:  # "the Llama3-ChatQA-2-70B model"
+            if child.dep_ in {"compound", "nmod", "amod", "nummod"} and child.i in at:
+                return [at[child.i]]
+        for child in token.children:  # "a novel algorithm (DSI)"
+            if child.dep_ == "appos" and child.i in at:
+                return [at[child.i]]
+        if token.dep_ == "appos":  # "ChatQA 2, an Llama 3.0-based model"
+            return self._own(token.head, depth + 1)
+        for child in token.children:
+            if child.dep_ != "prep":
+                continue
+            # "models, including X and Y" / "such as X"; "a set of X", "by means of X"
+            if child.lower_ in {"including", "like", "as"} or (
+                child.lower_ == "of" and token.lower_ in CONTAINER_NOUNS
+            ):
+                return [a for pobj in child.children if pobj.dep_ == "pobj"
+                        for a in self.phrase(pobj)]
+        return []
+
+    def complement(self, prep: Token) -> list[int]:
+        """What a preposition governs: its object, or a gerund ("for computing X")."""
+        found: list[int] = []
+        for child in prep.children:
+            if child.dep_ == "pobj":
+                found += self.phrase(child)
+            elif child.dep_ == "pcomp":
+                found += self._own(child, 0) if child.i in self.at else self.objects(child)
+        return found
+
+    def objects(self, verb: Token) -> list[int]:
+        return [a for c in verb.children if c.dep_ in {"dobj", "obj"} for a in self.phrase(c)]
+
+    def passive_subject(self, verb: Token) -> list[int]:
+        return [a for c in verb.children if c.dep_ == "nsubjpass" for a in self.phrase(c)]
+
+    def patient(self, verb: Token) -> list[int]:
+        """What a verb acts on: its object, or its subject in the passive."""
+        return self.objects(verb) or self.passive_subject(verb)
+
+    def subject(self, verb: Token, depth: int = 0) -> list[int]:
+        """The subject of a verb, raised through conjoined, open and relative clauses."""
+        for child in verb.children:
+            if child.dep_ in {"nsubj", "nsubjpass", "csubj"}:
+                return self.phrase(child)
+        if depth < 3 and verb.dep_ in {"conj", "xcomp", "advcl"} and verb.head.pos_ in _VERBAL:
+            return self.subject(verb.head, depth + 1)
+        if verb.dep_ in {"acl", "relcl"}:
+            return self.phrase(verb.head)
+        return []
+
+    def holder(self, word: Token) -> list[int]:
+        """Who a modifier says something of: climb to a named noun or a verb's subject."""
+        token = word
+        for _ in range(4):
+            if token.pos_ in _VERBAL and token is not word:
+                return self.subject(token)
+            if token.pos_ in _NOMINAL and token.dep_ not in {"dobj", "attr", "pobj"}:
+                own = self.phrase(token)
+                if own:
+                    return own
+            if token.head is token:
+                break
+            token = token.head
+        return []
+
+    # -- patterns ---------------------------------------------------------------------------
+
+    def run(self) -> None:
+        for token in self.doc:
+            low, lemma = token.lower_, token.lemma_.lower()
+            if low == "for" and token.dep_ == "prep":
+                self._for(token)
+            elif low in {"via", "through", "by"} and token.dep_ in {"prep", "agent"}:
+                self._instrument(token)
+            elif low in {"on", "across"} and token.dep_ == "prep":
+                self._on(token)
+            elif low == "than":
+                self._than(token)
+            elif low in {"over", "upon"} and token.dep_ == "prep":
+                self._over(token)
+            elif low in {"to", "with"} and token.dep_ in {"prep", "dative"}:
+                self._to_with(token)
+            elif low in {"versus", "vs", "vs.", "against"}:
+                self._versus(token)
+            if low in BASED_WORDS and token.i >= 2 and self.doc[token.i - 1].text == "-":
+                self._hyphen_based(token)
+            elif token.pos_ in _VERBAL:
+                self._verb(token, lemma)
+            if lemma in VARIANT_NOUNS and token.pos_ == "NOUN":
+                self._variant(token)
+
+    def _for(self, prep: Token) -> None:
+        targets = self.complement(prep)
+        if not targets:
+            return
+        head = prep.head
+        if head.pos_ in _NOMINAL:
+            users = self.phrase(head)  # "CNNs for NLP tasks"
+        elif head.pos_ == "VERB" and head.dep_ == "acl" and head.lemma_ in DESIGNED:
+            users = self.phrase(head.head)  # "features designed for Y"
+        elif head.pos_ == "VERB" and head.lemma_ in PURPOSE_HEADS | APPLY_VERBS:
+            users = self.patient(head)  # "we use X for Y", "X is used for Y"
+        elif head.pos_ == "ADJ" and head.lemma_ in FIT_ADJECTIVES:
+            users = self.holder(head)  # "X is useful for Y"
+        else:
+            return
+        self.add(users, RelationType.USED_FOR, targets)
+
+    def _instrument(self, prep: Token) -> None:
+        """ "Y via X", "Y is achieved by combining X", "Y is computed by X"."""
+        head = prep.head
+        if head.lemma_ in USE_VERBS:
+            return  # "O is used by S": the agent uses, it is not used (see `_use`)
+        means = self.complement(prep)
+        target = self.phrase(head) if head.pos_ in _NOMINAL else (
+            self.patient(head) if head.pos_ == "VERB" else [])
+        self.add(means, RelationType.USED_FOR, target)
+
+    def _on(self, prep: Token) -> None:
+        datasets = self.complement(prep)
+        if not datasets:
+            return
+        head = prep.head
+        if head.pos_ in _NOMINAL and head.lower_ in FINDING_NOUNS:
+            if head.dep_ == "pobj" and head.head.head.lower_ in FINDING_NOUNS:
+                head = head.head.head  # "the results of experiments on D show …"
+            verb = head.head  # "experiments on D show that X …"
+            if head.dep_ == "nsubj" and verb.lemma_ in SHOW_VERBS:
+                for clause in verb.children:
+                    if clause.dep_ == "ccomp":
+                        self.add(self.subject(clause), RelationType.EVALUATED_ON, datasets)
+            return
+        if head.pos_ in _NOMINAL and head.dep_ == "dobj":
+            head = head.head  # "X achieves state-of-the-art results on D"
+        lemma = head.lemma_.lower()
+        if lemma in EVAL_VERBS:
+            self.add(self.patient(head), RelationType.EVALUATED_ON, datasets)
+        elif lemma in OUTCOME_VERBS:
+            self.add(self.subject(head), RelationType.EVALUATED_ON, datasets)
+
+    def _than(self, than: Token) -> None:
+        rivals = self.complement(than)
+        if not rivals:
+            nxt = next((t for t in self.doc[than.i + 1 : than.i + 4] if t.i in self.at), None)
+            rivals = self.phrase(nxt) if nxt is not None else []
+        word = than.head
+        if word.pos_ in _NOMINAL:  # "higher accuracy than Y": the comparative modifies it
+            measure = word.lower_
+            word = next((c for c in word.children if c.tag_ in {"JJR", "RBR"}), word)
+        else:
+            measure = ""
+        subjects = self.holder(word)
+        verdict = _verdict(word, measure)
+        if verdict > 0:
+            self.add(subjects, RelationType.OUTPERFORMS, rivals)
+        elif verdict < 0:
+            self.add(rivals, RelationType.OUTPERFORMS, subjects)
+        else:
+            self.add(subjects, RelationType.COMPARED_WITH, rivals)
+
+    def _over(self, prep: Token) -> None:
+        rivals = self.complement(prep)
+        head = prep.head
+        if head.dep_ == "pobj" and head.head.lower_ == "of" and head.head.head.lower_ in GAIN_NOUNS:
+            self.add(self.phrase(head), RelationType.OUTPERFORMS, rivals)  # "gain of X over Y"
+            return
+        if head.lower_ in GAIN_NOUNS:  # "an improvement of X over Y", "X gives gains over Y"
+            winners = [a for c in head.children if c.dep_ == "prep" and c.lower_ == "of"
+                       for a in self.complement(c)] or self.holder(head)
+        elif head.lemma_ in {"improve", "outperform", "win"} and head.pos_ == "VERB":
+            winners = self.subject(head)
+        else:
+            return
+        self.add(winners, RelationType.OUTPERFORMS, rivals)
+
+    def _to_with(self, prep: Token) -> None:
+        head = prep.head
+        lemma, low = head.lemma_.lower(), head.lower_
+        other = self.complement(prep)
+        if not other:
+            return
+        if prep.lower_ == "to" and lemma in APPLY_VERBS and head.pos_ == "VERB":
+            self.add(self.patient(head), RelationType.USED_FOR, other)  # "apply X to Y"
+        elif prep.lower_ == "to" and head.pos_ in _NOMINAL and (
+            low in APPROACH_NOUNS or (head.dep_ == "dobj" and head.head.lemma_ in APPLY_VERBS)
+        ):
+            self.add(self.phrase(head), RelationType.USED_FOR, other)  # "an approach to Y"
+        elif prep.lower_ == "with" and lemma in WITH_VERBS and head.pos_ == "VERB":
+            self.add(other, RelationType.USED_FOR, self.patient(head))  # "equip X with Y"
+        elif low in COMPARE_WORDS or lemma == "compare":
+            self.add(self._compared(head), RelationType.COMPARED_WITH, other)
+        elif low == "superior":
+            self.add(self.holder(head), RelationType.OUTPERFORMS, other)
+        elif low in PEER_WORDS:
+            self.add(self.holder(head), RelationType.COMPARED_WITH, other)
+
+    def _compared(self, word: Token) -> list[int]:
+        """The first side of "compare X with Y", "X compared to Y", "a comparison of X to Y"."""
+        if word.pos_ == "VERB" and word.lemma_ == "compare":
+            found = self.objects(word)
+            if found:
+                return found
+            if word.dep_ == "acl":
+                return self.phrase(word.head)
+            if any(c.dep_ in {"nsubj", "nsubjpass"} for c in word.children):
+                return self.subject(word)  # "X compares well to Y"
+        for child in word.children:
+            if child.dep_ == "prep" and child.lower_ in {"of", "between"}:
+                return self.complement(child)
+        return self.holder(word)
+
+    def _versus(self, token: Token) -> None:
+        others = self.complement(token)
+        head = token.head
+        if token.lower_ == "against":
+            if head.lemma_ in EVAL_VERBS | {"compare"}:
+                self.add(self.patient(head), RelationType.COMPARED_WITH, others)
+            return
+        if not others:
+            nxt = next((t for t in self.doc[token.i + 1 : token.i + 4] if t.i in self.at), None)
+            others = self.phrase(nxt) if nxt is not None else []
+        self.add(self.phrase(head), RelationType.COMPARED_WITH, others)
+
+    def _verb(self, verb: Token, lemma: str) -> None:
+        if lemma in BEAT_VERBS:  # "X outperforms Y"
+            self.add(self.subject(verb), RelationType.OUTPERFORMS, self.objects(verb))
+        elif lemma in USE_VERBS:
+            self._use(verb)
+        elif lemma in HELP_VERBS and verb.tag_ != "VBN":
+            self.add(self.subject(verb), RelationType.USED_FOR, self.objects(verb))
+        elif lemma == "compare":
+            for child in verb.children:
+                if child.dep_ == "dobj":  # "we compare X and Y"
+                    first = self._own(child, 0)
+                    rest = [a for c in child.children if c.dep_ == "conj" for a in self.phrase(c)]
+                    self.add(first, RelationType.COMPARED_WITH, rest)
+        elif lemma in BUILD_VERBS and verb.dep_ not in {"acl", "amod"}:
+            for child in verb.children:
+                if lemma == "build" and child.dep_ == "prep" and child.lower_ in {"on", "upon"}:
+                    self.add(self.subject(verb), RelationType.BASED_ON, self.complement(child))
+            if lemma in {"extend", "generalize"} and verb.tag_ != "VBN":
+                self.add(self.subject(verb), RelationType.BASED_ON, self.objects(verb))
+        if verb.lower_ in BASED_WORDS:  # "Y (is) based on X", "Y, built upon X"
+            for child in verb.children:
+                if child.dep_ == "prep" and child.lower_ in {"on", "upon", "from"}:
+                    base = self.complement(child)
+                    built = (self.phrase(verb.head) if verb.dep_ in {"acl", "amod"}
+                             else self.passive_subject(verb) or self.subject(verb))
+                    self.add(built, RelationType.BASED_ON, base)
+        if verb.dep_ in {"xcomp", "advcl", "acl", "relcl"} and any(
+            c.dep_ == "aux" and c.lower_ == "to" for c in verb.children
+        ):
+            self._purpose(verb)
+
+    def _use(self, verb: Token) -> None:
+        """ "S uses O", "O is used in/by S", "Y, using X", "Y is built using X"."""
+        if verb.tag_ == "VBG" and verb.dep_ in {"acl", "advcl", "xcomp", "prep", "pcomp"}:
+            head = verb.head
+            users = self.phrase(head) if head.pos_ in _NOMINAL else (
+                self.patient(head) if head.pos_ == "VERB" else [])
+            self.add(self.objects(verb), RelationType.USED_FOR, users)
+            return
+        used = self.passive_subject(verb)
+        if used:
+            for child in verb.children:
+                if child.dep_ in {"prep", "agent"} and child.lower_ in {"in", "by", "within"}:
+                    self.add(used, RelationType.USED_FOR, self.complement(child))
+            return
+        self.add(self.objects(verb), RelationType.USED_FOR, self.subject(verb))
+
+    def _purpose(self, verb: Token) -> None:
+        """ "a method to produce Y", "we adopt X to perform Y": X is used for Y."""
+        head = verb.head
+        if verb.dep_ == "acl" and head.pos_ in _NOMINAL:
+            users = self.phrase(head)
+        elif head.pos_ == "VERB" and head.lemma_ in PURPOSE_HEADS:
+            users = self.patient(head)
+        else:
+            return
+        self.add(users, RelationType.USED_FOR, self.objects(verb))
+
+    def _hyphen_based(self, word: Token) -> None:
+        """ "an Llama 3.0-based model": the model (or its name) is based on Llama 3.0."""
+        base = self.at.get(word.i - 2)
+        if base is None or word.i in self.at:
+            return  # "decision tree based approach" named as one mention is no relation
+        built = self.phrase(word.head) if word.head.pos_ in _NOMINAL else []
+        self.add(built, RelationType.BASED_ON, [base])
+
+    def _variant(self, noun: Token) -> None:
+        """ "Y, a variant of X" / "Y is an extension of X"."""
+        base = [a for c in noun.children if c.dep_ == "prep" and c.lower_ == "of"
+                for a in self.complement(c)]
+        if not base:
+            return
+        if noun.dep_ == "appos":
+            built = self.phrase(noun.head)
+        elif noun.dep_ == "attr":
+            built = self.subject(noun.head)
+        else:
+            return
+        self.add(built, RelationType.BASED_ON, base)
+
+
+def _verdict(word: Token, measure: str) -> int:
+    """+1 when "X <word> than Y" says X wins, -1 when Y wins, 0 when it does not say."""
+    low = word.lower_
+    if low in WIN_WORDS:
+        return 1
+    if low in LOSS_WORDS:
+        return -1
+    if low in {"more", "less"}:
+        quality = word.head.lower_ if word.dep_ == "advmod" else ""
+        if quality in GOOD_QUALITIES:
+            return 1 if low == "more" else -1
+    if low in {"higher", "greater"} and measure in GOOD_MEASURES:
+        return 1
+    if low in {"lower", "smaller", "fewer", "less"} and measure in BAD_MEASURES:
+        return 1
+    return 0
