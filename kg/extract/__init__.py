@@ -18,6 +18,7 @@ from kg.extract.assemble import ParsedField, assemble
 from kg.extract.candidates import collect
 from kg.extract.gazetteer_match import GazetteerIndex
 from kg.extract.pipeline import load_nlp
+from kg.extract.relations import FieldParse, find_relations
 from kg.extract.textfix import repair
 from kg.types import Acronym, Extraction, Field, Paper, Span
 from kg.vocab import Entry
@@ -104,6 +105,7 @@ class Extractor:
         docs = self.nlp.pipe((r.text for r in repaired), batch_size=batch_size)
         per_paper: dict[int, list[ParsedField]] = {}
         sentences: dict[int, list[Span]] = {}
+        parses: dict[int, list[FieldParse]] = {}  # for relations (kg.extract.relations)
         for (i, part, _), fixed, doc in zip(jobs, repaired, docs, strict=True):
             per_paper.setdefault(i, []).append(
                 ParsedField(part, fixed, collect(doc, is_title=part is Field.TITLE,
@@ -112,6 +114,7 @@ class Extractor:
             sentences.setdefault(i, []).extend(
                 Span(part, *fixed.to_original(s.start_char, s.end_char)) for s in doc.sents
             )
+            parses.setdefault(i, []).append((part, fixed, doc))
         for i, paper in enumerate(chunk):
             fields = per_paper.get(i, [])
             original = {f.field: paper.text(f.field) for f in fields}
@@ -129,6 +132,7 @@ class Extractor:
                 acronyms=acronyms,
                 urls=tuple(urls),
                 sentences=tuple(sentences.get(i, ())),
+                relations=find_relations(parses.get(i, []), mentions),
             )
 
 

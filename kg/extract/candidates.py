@@ -169,8 +169,8 @@ def collect(
     sentences = list(doc.sents)
     sent_of = {}
     for i, sent in enumerate(sentences):
-        for t in sent:
-            sent_of[t.i] = i
+        for t in range(sent.start, sent.end):
+            sent_of[t] = i
     occurrences: list[Occurrence] = []
     seen: set[tuple[int, int, str]] = set()
     for term in terms:

@@ -106,22 +106,23 @@ def _is_capitalised_word(token: Token) -> bool:
 def name_spans(doc: Doc, *, title_case_text: bool = False) -> list[Span]:
     """Maximal name spans in `doc` (see module docstring), left to right, non-overlapping."""
     spans: list[Span] = []
-    n = len(doc)
+    tokens = list(doc)
+    n = len(tokens)
+    name_like = [is_name_like(t, title_case_text=title_case_text) for t in tokens]
     i = 0
     while i < n:
-        token = doc[i]
-        if is_name_like(token, title_case_text=title_case_text) or (
+        if name_like[i] or (
             not title_case_text and _starts_title_run(doc, i)
         ):
             end = i + 1
             while end < n:
-                nxt = doc[end]
-                if nxt.is_sent_start or doc[end - 1].text.endswith("."):
+                nxt = tokens[end]
+                if nxt.is_sent_start or tokens[end - 1].text.endswith("."):
                     break  # a name never runs across a sentence boundary
                 if nxt.whitespace_ == "" and end + 1 < n and nxt.text in {"-", "--"}:
                     end += 1
                     continue
-                if is_name_like(nxt, title_case_text=title_case_text):
+                if name_like[end]:
                     end += 1
                     continue
                 if (_VERSION.match(nxt.text) and not is_quantity(nxt.text)) or (

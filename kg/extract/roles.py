@@ -15,6 +15,8 @@ so a candidate term takes the role of the phrase it sits in:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from spacy.tokens import Doc, Token
 
 from kg.types import Role
@@ -96,10 +98,10 @@ def _has_author_subject(verb: Token) -> bool:
     return False
 
 
-def proposed_tokens(doc: Doc) -> set[int]:
+def proposed_tokens(doc: Doc, tokens: Sequence[Token] | None = None) -> set[int]:
     """Token indices inside phrases the authors propose (see module docstring)."""
     found: set[int] = set()
-    for token in doc:
+    for token in tokens if tokens is not None else doc:
         lemma = token.lemma_.lower()
         if token.pos_ in {"VERB", "AUX"} and lemma in PROPOSE_VERBS:
             passive = any(c.dep_ == "nsubjpass" for c in token.children)
@@ -144,14 +146,14 @@ def _names_own_term(token: Token) -> bool:
     return authored or (nxt is not None and nxt.text[:1].isupper())
 
 
-def introduced_tokens(doc: Doc) -> set[int]:
+def introduced_tokens(doc: Doc, tokens: Sequence[Token] | None = None) -> set[int]:
     """Tokens of terms the text introduces as its own: in quotes ('the "unfair region"'),
     held by a container noun ("the principle of interaction asymmetry") or named by a naming
     pattern. A plain noun phrase in a proposal sentence ("a continued training recipe") is
     described, not introduced."""
     found: set[int] = set()
     quote_open: int | None = None
-    for token in doc:
+    for token in tokens if tokens is not None else doc:
         if token.is_quote or token.text in {"“", "”", '"'}:
             if quote_open is None:
                 quote_open = token.i
@@ -188,10 +190,10 @@ def _phrase_after(doc: Doc, start: int) -> set[int]:
     return found
 
 
-def compared_tokens(doc: Doc) -> set[int]:
+def compared_tokens(doc: Doc, tokens: Sequence[Token] | None = None) -> set[int]:
     """Token indices inside phrases the paper compares itself with."""
     found: set[int] = set()
-    for token in doc:
+    for token in tokens if tokens is not None else doc:
         lemma = token.lemma_.lower()
         if token.pos_ == "VERB" and lemma in COMPARE_VERBS:
             for child in token.children:
@@ -217,7 +219,7 @@ def compared_tokens(doc: Doc) -> set[int]:
     return found
 
 
-def evaluated_tokens(doc: Doc) -> set[int]:
+def evaluated_tokens(doc: Doc, tokens: Sequence[Token] | None = None) -> set[int]:
     """Token indices inside "on/across X" phrases of evaluation sentences."""
     found: set[int] = set()
     for sent in doc.sents:
@@ -241,10 +243,10 @@ def evaluated_tokens(doc: Doc) -> set[int]:
     return found
 
 
-def addressed_tokens(doc: Doc) -> set[int]:
+def addressed_tokens(doc: Doc, tokens: Sequence[Token] | None = None) -> set[int]:
     """Token indices inside objects of address/tackle/solve/study/… verbs."""
     found: set[int] = set()
-    for token in doc:
+    for token in tokens if tokens is not None else doc:
         if token.pos_ == "VERB" and token.lemma_.lower() in ADDRESS_VERBS:
             for child in token.children:
                 if child.dep_ in {"dobj", "obj"}:
@@ -255,10 +257,10 @@ def addressed_tokens(doc: Doc) -> set[int]:
     return found
 
 
-def used_tokens(doc: Doc) -> set[int]:
+def used_tokens(doc: Doc, tokens: Sequence[Token] | None = None) -> set[int]:
     """Token indices inside objects of use/leverage/employ/… and "X-based" modifiers."""
     found: set[int] = set()
-    for token in doc:
+    for token in tokens if tokens is not None else doc:
         lemma = token.lemma_.lower()
         if token.pos_ == "VERB" and lemma in USE_VERBS:
             for child in token.children:
@@ -273,10 +275,10 @@ def used_tokens(doc: Doc) -> set[int]:
     return found
 
 
-def based_on_tokens(doc: Doc) -> set[int]:
+def based_on_tokens(doc: Doc, tokens: Sequence[Token] | None = None) -> set[int]:
     """Tokens of X in "an X-based model": what the proposal builds on, never the proposal."""
     found: set[int] = set()
-    for token in doc:
+    for token in tokens if tokens is not None else doc:
         if token.lower_ in {"based", "driven", "powered", "guided"} and token.i >= 2 and (
             doc[token.i - 1].text == "-"
         ):
@@ -295,14 +297,15 @@ def token_roles(doc: Doc) -> dict[int, Role]:
     proposes ("DSI, faster than SI"), and what a proposal is based on is used, not proposed.
     """
     roles: dict[int, Role] = {}
-    for role, tokens in (
-        (Role.USES, used_tokens(doc)),
-        (Role.ADDRESSES, addressed_tokens(doc)),
-        (Role.EVALUATES_ON, evaluated_tokens(doc)),
-        (Role.PROPOSES, proposed_tokens(doc)),
-        (Role.COMPARES_WITH, compared_tokens(doc)),
-        (Role.USES, based_on_tokens(doc)),
+    tokens = list(doc)  # one Token object per position, shared by every pattern
+    for role, found in (
+        (Role.USES, used_tokens(doc, tokens)),
+        (Role.ADDRESSES, addressed_tokens(doc, tokens)),
+        (Role.EVALUATES_ON, evaluated_tokens(doc, tokens)),
+        (Role.PROPOSES, proposed_tokens(doc, tokens)),
+        (Role.COMPARES_WITH, compared_tokens(doc, tokens)),
+        (Role.USES, based_on_tokens(doc, tokens)),
     ):
-        for i in tokens:
+        for i in found:
             roles[i] = role
     return roles
