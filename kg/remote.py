@@ -14,7 +14,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -63,7 +63,12 @@ class EndpointSource(Source):
         self.description = f"{url} (SPARQL endpoint)"
 
     def query(
-        self, sparql: str, bindings: Bindings | None = None, *, limit: int | None = None
+        self,
+        sparql: str,
+        bindings: Bindings | None = None,
+        *,
+        limit: int | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> QueryResult:
         form = query_form(sparql)
         terms = _terms(bindings)

@@ -1,6 +1,8 @@
 """The embedded, persistent Oxigraph store: bulk loads that are all-or-nothing.
 
 A store is an Oxigraph (RocksDB) folder, so `oxigraph serve --location DIR` can serve it too.
+Next to the graph (in the default graph, or the named graphs of a TriG/N-Quads file) it holds a
+label index in the named graph `kg.query.labels.INDEX_GRAPH`, kept up to date by every load.
 `load_store` never writes into the live folder: it bulk-loads a new store next to it and swaps
 the two folders by renaming, so a failed load (bad file, full disk, Ctrl-C) leaves the previous
 contents exactly as they were, and readers that have the old store open keep reading it.
@@ -112,14 +114,19 @@ def load_store(
 
 
 def _bulk_load(target: Path, data: Path | str | Iterable[Any]) -> int:
+    """Load into the store at `target`, then (re)build its label index; returns the number of
+    data triples (the index not counted)."""
+    from kg.query.labels import build_label_index, index_size
+
     store = ox.Store(str(target))
     try:
         if isinstance(data, str | Path):
             _bulk_load_file(store, Path(data))
         else:
             store.bulk_extend(_quads(data))
+        build_label_index(store)  # a replace starts empty; an append keeps the old keys
         store.flush()
-        return len(store)
+        return len(store) - index_size(store)
     except OSError as exc:
         raise StoreError(f"{target}: bulk load failed: {exc}") from exc
     finally:

@@ -13,7 +13,10 @@ Header format (comment lines before the query; the description is every line bef
 A parameter is a variable of the query (`?concept`) bound to the value given, never pasted into
 the text. `KIND?` marks an optional parameter (unbound when absent), `KIND=DEFAULT` one with a
 default. Kinds: `string`, `integer`, `iri`, `ctype` (Model, Method, Task, Dataset, Metric,
-Concept -> the `kg:` class) and `role` (proposes, uses, … -> the `kg:` property).
+Concept -> the `kg:` class), `role` (proposes, uses, … -> the `kg:` property) and
+`label(?c)`: a string the query matches against concept labels ignoring case, `?c` being the
+matched concept throughout the query; a source with a label index (`kg.query.labels`) then
+pre-binds `?c` to the candidates instead of scanning every label.
 
 >>> q = get("papers-using")
 >>> q.form, [p.name for p in q.params]
@@ -44,6 +47,7 @@ class ParamKind(StrEnum):
     IRI = "iri"
     CTYPE = "ctype"
     ROLE = "role"
+    LABEL = "label"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +59,7 @@ class Param:
     description: str
     required: bool = True
     default: str | None = None
+    target: str | None = None  # for `label(?c)`: the variable holding the matched concept
 
     @property
     def usage(self) -> str:
@@ -98,6 +103,7 @@ class NamedQuery:
 
 _PARAM = re.compile(
     r"@param\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s+(?P<kind>[a-z]+)"
+    r"(?:\(\?(?P<target>[A-Za-z_][A-Za-z0-9_]*)\))?"
     r"(?:(?P<optional>\?)|=(?P<default>\S+))?\s+(?P<description>.+)"
 )
 
@@ -153,9 +159,16 @@ def _parse_param(name: str, line: str) -> Param:
     except ValueError:
         kinds = ", ".join(k.value for k in ParamKind)
         raise ValueError(f"{name}.rq: unknown kind {match['kind']!r} (known: {kinds})") from None
+    if (kind is ParamKind.LABEL) != (match["target"] is not None):
+        raise ValueError(
+            f"{name}.rq: write a label parameter as 'label(?var)', ?var being the concept it "
+            f"matches (and only a label parameter names a variable): {line!r}"
+        )
     default = match["default"]
     required = not (match["optional"] or default is not None)
-    return Param(match["name"], kind, match["description"].strip(), required, default)
+    return Param(
+        match["name"], kind, match["description"].strip(), required, default, match["target"]
+    )
 
 
 def _parse_example(name: str, text: str) -> dict[str, str]:

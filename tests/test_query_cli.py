@@ -47,10 +47,10 @@ def test_queries_shows_one_query_in_full() -> None:
     code, out, _ = run("queries", "papers-using")
     assert code == 0
     assert out.startswith("papers-using (SELECT)\n\nPapers linked to a concept")
-    assert "  concept (string, required): The concept's label" in out
+    assert "  concept (label, required): The concept's label" in out
     assert "  role (role, optional): Only links with this role" in out
     assert "kg query graph.ttl papers-using --param concept='diffusion model'" in out
-    assert out.rstrip().endswith("ORDER BY DESC(?year) ?paper ?c")
+    assert out.rstrip().endswith("ORDER BY DESC(?year) ?title ?paper ?c")
 
 
 def test_named_query_prints_a_table_and_counts_rows_on_stderr() -> None:
@@ -61,9 +61,9 @@ def test_named_query_prints_a_table_and_counts_rows_on_stderr() -> None:
         "c                        label\n"
         "--------  ------------------------------------------------  ----  --------  "
         "-----------------------  ---------------\n"
-        "paper/p3  VideoDiff: Latent Diffusion for Video Generation  2024  kg:uses   "
-        "concept/diffusion-model  diffusion model\n"
         "paper/p4  Scaling Diffusion Transformers                    2024  kg:uses   "
+        "concept/diffusion-model  diffusion model\n"
+        "paper/p3  VideoDiff: Latent Diffusion for Video Generation  2024  kg:uses   "
         "concept/diffusion-model  diffusion model\n"
     )
     assert err == "2 rows\n"

@@ -77,8 +77,9 @@ def test_ask_in_xml_reads_back() -> None:
 
 
 def test_graphs_are_sorted_and_use_the_contract_prefixes() -> None:
-    a, b = ox.NamedNode("https://w3id.org/paperkg/resource/a"), ox.NamedNode(
-        "https://w3id.org/paperkg/resource/b"
+    a, b = (
+        ox.NamedNode("https://w3id.org/paperkg/resource/a"),
+        ox.NamedNode("https://w3id.org/paperkg/resource/b"),
     )
     label = ox.NamedNode("http://www.w3.org/2004/02/skos/core#prefLabel")
     triples = [ox.Triple(b, label, ox.Literal("B")), ox.Triple(a, label, ox.Literal("A"))] * 2
@@ -105,7 +106,7 @@ def test_table_aligns_compacts_and_cuts() -> None:
     assert table[0].split() == ["iri", "text", "lang", "count", "blank", "unbound"]
     assert table[1].startswith("------------  ------------")
     assert table[2] == table[3]
-    assert table[2].startswith("concept/lqca  tab here, \"…  Fréchet@fr     12  _:b0")
+    assert table[2].startswith('concept/lqca  tab here, "…  Fréchet@fr     12  _:b0')
     assert table[0].index("lang") == table[2].index("Fréchet")
     assert table[0].index("count") + len("count") == table[2].index("12") + len("12")
 

@@ -67,8 +67,8 @@ def test_a_query_without_a_group_cannot_take_parameters() -> None:
 
 
 def test_inject_values_writes_one_row_of_terms() -> None:
-    text = inject_values("SELECT * WHERE { ?s ?p ?o }", ["a", "b"], [['"x"', "<http://y>"]])
-    assert text == 'SELECT * WHERE { VALUES (?a ?b) { ("x" <http://y>) } ?s ?p ?o }'
+    text = inject_values("SELECT * WHERE { ?s ?a ?b }", ["a", "b"], [['"x"', "<http://y>"]])
+    assert text == 'SELECT * WHERE { VALUES (?a ?b) { ("x" <http://y>) } ?s ?a ?b }'
 
 
 def test_every_group_pattern_gets_the_values_but_templates_and_data_do_not() -> None:
@@ -80,6 +80,19 @@ def test_every_group_pattern_gets_the_values_but_templates_and_data_do_not() -> 
     expected = [i - n for n, i in enumerate(i for i, ch in enumerate(text) if ch == "@")]
     clean = text.replace("@", "")
     assert group_starts(clean) == expected
+
+
+def test_only_the_groups_that_use_a_variable_get_its_values() -> None:
+    text = (
+        "SELECT * WHERE {@ ?s ?p ?o OPTIONAL { ?s ?q ?z } {@ {@ ?a ?p ?x } UNION { ?b ?c ?d } } }"
+    )
+    expected = [i - n for n, i in enumerate(i for i, ch in enumerate(text) if ch == "@")]
+    assert group_starts(text.replace("@", ""), ["x"]) == expected
+
+
+def test_a_variable_the_query_does_not_use_cannot_be_bound() -> None:
+    with pytest.raises(QueryError, match=r"does not use \?conept"):
+        inject_values("SELECT * WHERE { ?s ?p ?concept }", ["conept"], [['"x"']])
 
 
 def test_a_nested_filter_sees_the_bound_value() -> None:
@@ -112,7 +125,7 @@ HOSTILE = [
 def test_a_bound_value_stays_one_literal(value: str) -> None:
     """However the value is written, the VALUES block parses back to exactly that literal."""
     store = ox.Store()
-    text = bind_values("SELECT ?v WHERE { }", {"v": ox.Literal(value)})
+    text = bind_values("SELECT ?v WHERE { FILTER(BOUND(?v)) }", {"v": ox.Literal(value)})
     rows = list(store.query(text))
     assert [row["v"] for row in rows] == [ox.Literal(value)]
 

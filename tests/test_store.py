@@ -12,6 +12,8 @@ import pyoxigraph as ox
 import pytest
 
 from kg.errors import InputError, StoreError
+from kg.query import open_source
+from kg.query.labels import INDEX_GRAPH, LABEL_KEY, candidates
 from kg.store import is_store, load_store, open_read_only
 
 FIXTURE = Path(__file__).parent / "fixtures" / "query_graph.ttl"
@@ -24,7 +26,7 @@ def _triples(*names: str) -> list[ox.Triple]:
 
 def _subjects(store_dir: Path) -> list[str]:
     store = open_read_only(store_dir)
-    return sorted(q.subject.value.removeprefix(EX) for q in store)
+    return sorted(q.subject.value.removeprefix(EX) for q in store if q.graph_name != INDEX_GRAPH)
 
 
 def _leftovers(store_dir: Path) -> list[str]:
@@ -40,7 +42,8 @@ def test_load_a_graph_file(tmp_path: Path) -> None:
     assert report.replaced and report.size_bytes > 0 and report.seconds >= 0
     assert is_store(store_dir)
     assert f"{report.triples:,} triples" in report.summary()
-    assert set(open_read_only(store_dir)) == set(reference)
+    stored = open_read_only(store_dir)
+    assert {q for q in stored if q.graph_name != INDEX_GRAPH} == set(reference)
 
 
 def test_replace_and_append(tmp_path: Path) -> None:
@@ -152,3 +155,66 @@ def test_one_load_at_a_time(tmp_path: Path) -> None:
         with pytest.raises(StoreError, match="another load is running"):
             load_store(store_dir, _triples("b"))
     assert _subjects(store_dir) == ["a"]
+
+
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+
+
+def _labelled(*pairs: tuple[str, str]) -> list[ox.Triple]:
+    return [
+        ox.Triple(ox.NamedNode(EX + c), ox.NamedNode(SKOS + "altLabel"), ox.Literal(label))
+        for c, label in pairs
+    ]
+
+
+def test_every_load_keeps_the_label_index_up_to_date(tmp_path: Path) -> None:
+    store_dir = tmp_path / "s"
+    load_store(store_dir, _labelled(("a", "LoRA"), ("b", "Straße")))
+    store = open_read_only(store_dir)
+    assert candidates(store, "lora") == [ox.NamedNode(EX + "a")]
+    assert candidates(store, "STRASSE") == [ox.NamedNode(EX + "b")]  # case folding, not lower
+    load_store(store_dir, _labelled(("c", "LoRA")), replace=False)
+    assert candidates(open_read_only(store_dir), "LORA") == [
+        ox.NamedNode(EX + "a"),
+        ox.NamedNode(EX + "c"),
+    ]
+    load_store(store_dir, _labelled(("d", "QLoRA")))
+    store = open_read_only(store_dir)
+    assert candidates(store, "lora") == [] and candidates(store, "qlora") == [
+        ox.NamedNode(EX + "d")
+    ]
+    keys = list(store.quads_for_pattern(None, LABEL_KEY, None, INDEX_GRAPH))
+    assert len(keys) == 1
+
+
+def test_queries_do_not_see_the_index(tmp_path: Path) -> None:
+    load_store(tmp_path / "s", _labelled(("a", "LoRA")))
+    with open_source(store=tmp_path / "s") as source:
+        rows = source.select("SELECT ?s ?p ?o WHERE { ?s ?p ?o }")
+        assert [row["p"].value for row in rows] == [SKOS + "altLabel"]
+
+
+def test_a_store_without_the_index_gives_the_same_answers(tmp_path: Path) -> None:
+    """A store filled by another tool (here `oxigraph load`) has no index: queries scan."""
+    import subprocess
+    import sys
+
+    from kg.query import run_named
+    from kg.query.formats import compact
+
+    bare = tmp_path / "bare.db"
+    oxigraph = Path(sys.executable).with_name("oxigraph")
+    subprocess.run(
+        [str(oxigraph), "load", "--location", str(bare), "--file", str(FIXTURE)],
+        check=True,
+        capture_output=True,
+    )
+    indexed = tmp_path / "indexed.db"
+    load_store(indexed, FIXTURE)
+    answers = []
+    for store_dir in (bare, indexed):
+        with open_source(store=store_dir) as source:
+            assert source.indexed is (store_dir == indexed)
+            result = run_named(source, "papers-using", {"concept": "llms"})
+            answers.append([[compact(t) for t in row] for row in result.rows])
+    assert answers[0] == answers[1] and len(answers[0]) == 4

@@ -14,7 +14,7 @@ The API the CLI, the server and the browser view use:
 >>> with open_source(graph) as source:
 ...     rows = run_named(source, "papers-using", {"concept": "Diffusion Models"}).dicts()
 >>> [row["paper"].value.rsplit("/", 1)[1] for row in rows]
-['p3', 'p4']
+['p4', 'p3']
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from kg.errors import InputError, QueryError
-from kg.query.bind import resolve
+from kg.query.bind import label_hints, resolve
 from kg.query.formats import ResultFormat, default_format, serialize
 from kg.query.result import QueryResult
 from kg.query.sources import OxigraphSource, RdflibSource, Source
@@ -92,4 +92,7 @@ def run_named(
     import queries
 
     named = queries.get(name)
-    return source.query(named.text, resolve(named, params or {}), limit=limit)
+    values = dict(params or {})
+    return source.query(
+        named.text, resolve(named, values), limit=limit, labels=label_hints(named, values)
+    )

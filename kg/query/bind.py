@@ -24,6 +24,15 @@ from kg.types import ConceptType, Role
 from queries import NamedQuery, Param, ParamKind
 
 
+def label_hints(query: NamedQuery, values: Mapping[str, str]) -> dict[str, str]:
+    """`{concept variable: label text}` for the query's `label(?c)` parameters that are set."""
+    return {
+        p.target: values[p.name]
+        for p in query.params
+        if p.kind is ParamKind.LABEL and p.target and values.get(p.name) is not None
+    }
+
+
 def resolve(query: NamedQuery, values: Mapping[str, str]) -> dict[str, Term]:
     """The bindings for `query` from `values`, with defaults filled in.
 
@@ -65,7 +74,7 @@ def _quote(value: str) -> str:
 def convert(param: Param, value: str, *, query: str = "") -> Term:
     """The term a string value stands for, given the parameter's kind."""
     where = f"query {query!r}, parameter {param.name!r}" if query else f"parameter {param.name!r}"
-    if param.kind is ParamKind.STRING:
+    if param.kind in (ParamKind.STRING, ParamKind.LABEL):
         return ox.Literal(value)
     if param.kind is ParamKind.INTEGER:
         try:

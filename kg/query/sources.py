@@ -76,12 +76,20 @@ class Source(ABC):
 
     @abstractmethod
     def query(
-        self, sparql: str, bindings: Bindings | None = None, *, limit: int | None = None
+        self,
+        sparql: str,
+        bindings: Bindings | None = None,
+        *,
+        limit: int | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> QueryResult:
         """Run a query; `bindings` maps variable names to values (str, int, or RDF terms).
 
         `limit` caps the rows (or triples) read; the result says whether it cut anything.
-        Raises `QueryError` (syntax error with its position, bad binding) or `StoreError`.
+        `labels` maps a variable to a text the query matches against that concept's labels
+        ignoring case: a hint a source with a label index uses to pre-bind the variable (the
+        result is the same without it). Raises `QueryError` (syntax error with its position,
+        bad binding) or `StoreError`.
         """
 
     def select(self, sparql: str, bindings: Bindings | None = None) -> list[dict[str, Term]]:
@@ -168,8 +176,12 @@ class OxigraphSource(Source):
     it) or in memory (loaded from a file)."""
 
     def __init__(self, store: ox.Store, description: str):
+        from kg.query.labels import data_graphs, has_label_index
+
         self.store = store
         self.description = description
+        self.indexed = has_label_index(store)
+        self.graphs = data_graphs(store)
 
     @classmethod
     def open_dir(cls, path: Path) -> OxigraphSource:
@@ -181,6 +193,8 @@ class OxigraphSource(Source):
     @classmethod
     def from_file(cls, path: Path) -> OxigraphSource:
         """A fresh in-memory store holding the graph file `path`."""
+        from kg.query.labels import build_label_index
+
         store = ox.Store()
         ox_format, rdflib_format, _ = rdf_format(path)
         with open_binary(path) as data:
@@ -191,16 +205,24 @@ class OxigraphSource(Source):
                     store.load(data, ox_format)
             except SyntaxError as exc:
                 raise InputError(f"not valid RDF: {exc}", source=str(path)) from exc
+        build_label_index(store)
         return cls(store, f"{path} (Oxigraph, in memory)")
 
     def query(
-        self, sparql: str, bindings: Bindings | None = None, *, limit: int | None = None
+        self,
+        sparql: str,
+        bindings: Bindings | None = None,
+        *,
+        limit: int | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> QueryResult:
         form = query_form(sparql)
         terms = _terms(bindings)
         text = bind_values(sparql, terms) if terms else sparql
+        if labels and self.indexed:
+            text = self._bind_candidates(text, labels)
         try:
-            answer = self.store.query(text, use_default_graph_as_union=True)
+            answer = self.store.query(text, default_graph=self.graphs)
         except SyntaxError as exc:
             if text is not sparql:
                 self._raise_unbound_error(sparql)
@@ -212,10 +234,19 @@ class OxigraphSource(Source):
         except OSError as exc:
             raise StoreError(f"{self.description}: the store failed: {exc}") from exc
 
+    def _bind_candidates(self, text: str, labels: Mapping[str, str]) -> str:
+        """Pre-bind each label variable to the concepts the index finds for its text."""
+        from kg.query.labels import candidates
+
+        for variable, label in sorted(labels.items()):
+            found = candidates(self.store, label)
+            text = inject_values(text, [variable], [[str(node)] for node in found])
+        return text
+
     def _raise_unbound_error(self, sparql: str) -> None:
         """Report a syntax error at its position in the query as written (not as bound)."""
         try:
-            self.store.query(sparql, use_default_graph_as_union=True)
+            self.store.query(sparql, default_graph=self.graphs)
         except SyntaxError as exc:
             raise syntax_error(str(exc), sparql) from exc
         raise QueryError("the query's parameters could not be bound (a VALUES block failed)")
@@ -268,7 +299,12 @@ class RdflibSource(Source):
         return cls(graph, f"{path} (rdflib, in memory)")
 
     def query(
-        self, sparql: str, bindings: Bindings | None = None, *, limit: int | None = None
+        self,
+        sparql: str,
+        bindings: Bindings | None = None,
+        *,
+        limit: int | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> QueryResult:
         from rdflib.plugins.sparql import prepareQuery
         from rdflib.term import Variable

@@ -19,7 +19,7 @@ lexical tokens that can hide a brace: strings (all four quotings), IRIs and comm
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from kg.errors import QueryError
@@ -77,25 +77,35 @@ def query_form(text: str) -> str:
     )
 
 
-def group_starts(text: str) -> list[int]:
+def group_starts(text: str, variables: Iterable[str] | None = None) -> list[int]:
     """The offsets just after every `{` that opens a group graph pattern.
 
     That is every `{` except a CONSTRUCT template, a VALUES data block and a group that holds
-    a sub-SELECT (whose own WHERE group is counted). The CONSTRUCT WHERE short form has no
-    group of its own, so it cannot take parameters.
+    a sub-SELECT (whose own WHERE group is counted). With `variables`, only the groups that
+    use one of them (directly or in a nested group) are listed. The CONSTRUCT WHERE short
+    form has no group of its own, so it cannot take parameters.
     """
+    wanted = None if variables is None else set(variables)
     found: list[int] = []
     items = list(tokens(text))
     skipping = False  # inside a template or data block (they hold no braces)
     values_pending = False
+    open_groups: list[tuple[int, bool]] = []  # (offset after "{", uses a wanted variable)
     for i, token in enumerate(items):
         previous = items[i - 1] if i > 0 else None
         if _is_word(token, "VALUES"):
             values_pending = True
+        if token.kind == "var" and wanted is not None and token.text[1:] in wanted:
+            open_groups = [(at, True) for at, _ in open_groups]
         if token.kind != "punct" or token.text not in "{}":
             continue
         if token.text == "}":
-            skipping = False
+            if skipping:
+                skipping = False
+            elif open_groups:
+                at, used = open_groups.pop()
+                if at >= 0 and (wanted is None or used):
+                    found.append(at)
             continue
         if values_pending or _is_word(previous, "CONSTRUCT"):
             skipping, values_pending = True, False
@@ -104,11 +114,13 @@ def group_starts(text: str) -> list[int]:
                 "CONSTRUCT WHERE { … } cannot take parameters: write the template out "
                 "(CONSTRUCT { … } WHERE { … })"
             )
-        elif not skipping and not (i + 1 < len(items) and _is_word(items[i + 1], "SELECT")):
-            found.append(token.start + 1)
-    if not found:
+        elif i + 1 < len(items) and _is_word(items[i + 1], "SELECT"):
+            open_groups.append((-1, False))  # a sub-SELECT's wrapper: not a place for VALUES
+        else:
+            open_groups.append((token.start + 1, False))
+    if not found and wanted is None:
         raise QueryError("the query has no group pattern ({ … }) to bind parameters in")
-    return found
+    return sorted(found)
 
 
 def _is_word(token: Token | None, word: str) -> bool:
@@ -116,13 +128,14 @@ def _is_word(token: Token | None, word: str) -> bool:
 
 
 def inject_values(text: str, variables: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """`text` with `VALUES (?v…) { (term…) }` at the start of every group pattern.
+    """`text` with `VALUES (?v…) { (term…) }` at the start of every group that uses a `?v`.
 
-    Joining the same one-row VALUES block into every group binds each variable throughout the
-    query, as if every occurrence were replaced by its term (SEP-0007 substitution, and what
-    rdflib's initBindings does): a parameter means the same in a nested group, an OPTIONAL, a
-    UNION branch, an EXISTS or a sub-SELECT as at the top. `rows` hold terms serialised by
-    pyoxigraph (`str(term)`); `UNDEF` leaves a variable unbound.
+    Joining the same one-row VALUES block into each such group binds each variable throughout
+    the query, as if every occurrence were replaced by its term (SEP-0007 substitution, and
+    what rdflib's initBindings does): a parameter means the same in a nested group, an
+    OPTIONAL, a UNION branch, an EXISTS or a sub-SELECT as at the top. Groups that do not use
+    the variables are left alone (a join there would only cost time). `rows` hold terms
+    serialised by pyoxigraph (`str(term)`); `UNDEF` leaves a variable unbound.
     """
     if not variables:
         return text
@@ -132,8 +145,12 @@ def inject_values(text: str, variables: Sequence[str], rows: Sequence[Sequence[s
     head = " ".join(f"?{name}" for name in variables)
     body = " ".join("(" + " ".join(row) + ")" for row in rows)
     block = f" VALUES ({head}) {{ {body} }}"
+    starts = group_starts(text, variables)
+    if not starts:
+        unused = ", ".join(f"?{name}" for name in variables)
+        raise QueryError(f"the query does not use {unused}, so it cannot be bound")
     pieces, last = [], 0
-    for at in group_starts(text):
+    for at in starts:
         pieces.append(text[last:at])
         pieces.append(block)
         last = at

@@ -65,14 +65,11 @@ def execute(source: Any, task: Task) -> Reply:
         if task.kind == "graph":
             return _render_graph(source, task)
         if task.kind == "named":
-            import queries
-            from kg.query.bind import resolve
+            from kg.query import run_named
 
-            named = queries.get(task.text)
-            sparql, bindings = named.text, resolve(named, dict(task.params))
+            result = run_named(source, task.text, dict(task.params), limit=task.max_rows)
         else:
-            sparql, bindings = task.text, {}
-        result = source.query(sparql, bindings, limit=task.max_rows)
+            result = source.query(task.text, limit=task.max_rows)
         fmt = ResultFormat(task.fmt)
         headers = [("X-Paperkg-Row-Cap", str(task.max_rows))]
         if result.truncated:

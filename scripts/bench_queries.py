@@ -1,0 +1,254 @@
+"""Named-query benchmark: every named query on the Oxigraph store and on rdflib's in-memory
+graph, in one run, on one graph.
+
+    python scripts/bench_queries.py --build              # kg build of all ../shared paperlists
+    python scripts/bench_queries.py --graph out/all.nt   # or an existing graph file
+        [--work DIR] [--runs 5] [--rdflib-timeout 120] [--no-rdflib] [--out results.md]
+
+Steps: (1) with --build, `kg build` every paperlist into WORK/graph.nt; (2) bulk-load the graph
+into the Oxigraph store WORK/graph.db (`kg.store.load_store`: load time, size on disk); (3)
+parse it into an rdflib Graph in a worker process; (4) run every named query once to warm up,
+then `--runs` times, on both, timing `kg.query.run_named` up to the last row. Parameters are
+picked from the graph (its most linked concept of the right type, a paper that mentions it),
+so the same script works on any paperkg graph. An rdflib query that takes longer than
+--rdflib-timeout is stopped (its worker is killed and restarted) and shown as "> N s".
+
+Prints a Markdown table: query, parameters, rows, median ms on Oxigraph, median ms on rdflib,
+and rdflib / Oxigraph. Timing on a shared machine is noisy: compare within one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+PAPERLISTS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "paperlists"
+KG = "https://w3id.org/paperkg/ontology#"
+SKOS = "http://www.w3.org/2004/02/skos/core#"
+TOP = """PREFIX kg: <https://w3id.org/paperkg/ontology#>
+PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+SELECT ?label WHERE { ?c a ?type ; kg:paperCount ?n ; skos:prefLabel ?label }
+ORDER BY DESC(?n) ?label LIMIT 1"""
+TOP_ACRONYM = """PREFIX kg: <https://w3id.org/paperkg/ontology#>
+SELECT ?a WHERE { ?c kg:acronym ?a ; kg:paperCount ?n } ORDER BY DESC(?n) ?a LIMIT 1"""
+PAIR = """PREFIX kg: <https://w3id.org/paperkg/ontology#>
+PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+SELECT ?x ?y (COUNT(*) AS ?n) WHERE {
+  ?c kg:paperCount ?cn . FILTER(?cn >= 20)
+  ?paper kg:evaluatesOn ?d ; kg:uses|kg:proposes ?c .
+  ?d a kg:Dataset ; skos:prefLabel ?y . ?c a kg:Method ; skos:prefLabel ?x .
+} GROUP BY ?x ?y ORDER BY DESC(?n) ?x ?y LIMIT 1"""
+PAPER = """PREFIX kg: <https://w3id.org/paperkg/ontology#>
+PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+PREFIX dcterms: <http://purl.org/dc/terms/>
+SELECT ?id WHERE { ?c skos:prefLabel ?label . ?p kg:mentions ?c ; dcterms:identifier ?id }
+ORDER BY ?id LIMIT 1"""
+
+
+def pick_params(source: Any) -> dict[str, dict[str, str]]:
+    """Parameters for every named query, taken from the graph itself."""
+
+    def first(sparql: str, bindings: dict[str, Any] | None = None) -> list[str]:
+        rows = source.select(sparql, bindings)
+        return [term.value for term in rows[0].values()] if rows else []
+
+    def top(ctype: str) -> str:
+        found = first(TOP, {"type": _iri(KG + ctype)})
+        return found[0] if found else "none"
+
+    method, task, dataset = top("Method"), top("Task"), top("Dataset")
+    concept = top("Model")
+    pair = first(PAIR) or [method, dataset]
+    paper = first(PAPER, {"label": concept}) or ["none"]
+    acronym = first(TOP_ACRONYM) or ["none"]
+    return {
+        "acronyms": {"acronym": acronym[0]},
+        "baselines": {"method": method},
+        "co-occurring": {"concept": concept},
+        "code-links": {"concept": concept},
+        "concept-graph": {"concept": method},
+        "evidence": {"paper": paper[0], "concept": concept},
+        "paper-concepts": {"paper": paper[0]},
+        "papers-evaluated-on": {"method": pair[0], "dataset": pair[1]},
+        "papers-using": {"concept": concept},
+        "proposed-methods": {},
+        "resource": {"iri": f"{_base(source)}concept/large-language-model"},
+        "search": {"text": "diffusion"},
+        "similar-papers": {"paper": paper[0]},
+        "task-datasets-metrics": {"task": task},
+        "top-concepts": {"type": "Task"},
+    }
+
+
+def _iri(value: str) -> Any:
+    import pyoxigraph as ox
+
+    return ox.NamedNode(value)
+
+
+def _base(source: Any) -> str:
+    rows = source.select(
+        "PREFIX dcterms: <http://purl.org/dc/terms/> "
+        "SELECT ?p WHERE { ?p dcterms:identifier ?id } LIMIT 1"
+    )
+    return rows[0]["p"].value.rsplit("paper/", 1)[0] if rows else ""
+
+
+def time_query(source: Any, name: str, params: dict[str, str], runs: int) -> tuple[float, int]:
+    """Median seconds over `runs` (after one warm-up run) and the row count."""
+    from kg.query import run_named
+
+    rows = len(run_named(source, name, params))
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        run_named(source, name, params)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times), rows
+
+
+def _rdflib_worker(conn: Any, graph: str) -> None:
+    from kg.query import open_source
+
+    start = time.perf_counter()
+    source = open_source(graph, engine="rdflib")
+    conn.send(time.perf_counter() - start)
+    while True:
+        try:
+            name, params, runs = conn.recv()
+        except EOFError:
+            return
+        conn.send(time_query(source, name, params, runs))
+
+
+class RdflibRunner:
+    """rdflib in a worker process, so that a query past the time limit can be stopped."""
+
+    def __init__(self, graph: Path, timeout: float):
+        self.graph, self.timeout = str(graph), timeout
+        self.context = mp.get_context("spawn")
+        self.load_seconds = self._start()
+
+    def _start(self) -> float:
+        self.conn, child = self.context.Pipe()
+        self.process = self.context.Process(target=_rdflib_worker, args=(child, self.graph))
+        self.process.start()
+        return float(self.conn.recv())
+
+    def run(self, name: str, params: dict[str, str], runs: int) -> tuple[float, int] | None:
+        """(median seconds, rows), or None when the time limit stopped it."""
+        self.conn.send((name, params, runs))
+        if self.conn.poll(self.timeout * (runs + 1)):
+            median, rows = self.conn.recv()
+            return float(median), int(rows)
+        self.process.kill()
+        self.process.join()
+        self._start()
+        return None
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.join()
+
+
+def build(work: Path) -> Path:
+    """`kg build` of every paperlist into WORK/graph.nt (reused when it exists)."""
+    graph = work / "graph.nt"
+    if graph.exists():
+        print(f"reusing {graph}", file=sys.stderr)
+        return graph
+    inputs = sorted(str(p) for p in PAPERLISTS.glob("*.json.gz"))
+    start = time.perf_counter()
+    subprocess.run(
+        [
+            str(Path(sys.executable).with_name("kg")),
+            "build",
+            *inputs,
+            "-o",
+            str(graph),
+            "--no-progress",
+        ],
+        check=True,
+    )
+    print(f"kg build: {time.perf_counter() - start:.0f} s", file=sys.stderr)
+    return graph
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--build", action="store_true", help="kg build all ../shared paperlists")
+    what.add_argument("--graph", type=Path, help="an existing graph file")
+    parser.add_argument("--work", type=Path, default=Path("out/bench"), help="work folder")
+    parser.add_argument("--runs", type=int, default=5, help="timed runs per query (median)")
+    parser.add_argument(
+        "--rdflib-timeout",
+        type=float,
+        default=120.0,
+        help="seconds before an rdflib query is stopped",
+    )
+    parser.add_argument("--no-rdflib", action="store_true", help="time Oxigraph only")
+    parser.add_argument("--out", type=Path, help="also write the report here")
+    args = parser.parse_args()
+
+    import queries
+    from kg.query import open_source
+    from kg.store import load_store
+
+    args.work.mkdir(parents=True, exist_ok=True)
+    graph = build(args.work) if args.build else args.graph
+    report = load_store(args.work / "graph.db", graph)
+    lines = [
+        f"Graph: `{graph}` ({graph.stat().st_size / 1e6:.0f} MB, {report.triples:,} triples)",
+        "",
+        f"- Oxigraph bulk load: {report.seconds:.1f} s; store on disk: "
+        f"{report.size_bytes / 1e6:.0f} MB",
+    ]
+    store = open_source(store=args.work / "graph.db")
+    chosen = pick_params(store)
+    rdflib = None
+    if not args.no_rdflib:
+        rdflib = RdflibRunner(graph, args.rdflib_timeout)
+        lines.append(f"- rdflib parse into memory: {rdflib.load_seconds:.1f} s")
+    lines += [
+        f"- median of {args.runs} runs after a warm-up, up to the last row; "
+        "parameters picked from the graph",
+        "",
+        "| query | parameters | rows | Oxigraph store (ms) | rdflib in memory (ms) "
+        "| rdflib / Oxigraph |",
+        "|---|---|---:|---:|---:|---:|",
+    ]
+    for name in queries.names():
+        params = chosen[name]
+        ox_seconds, rows = time_query(store, name, params, args.runs)
+        rdf_cell, ratio = "–", "–"
+        if rdflib is not None:
+            timed = rdflib.run(name, params, args.runs)
+            if timed is None:
+                rdf_cell, ratio = f"> {args.rdflib_timeout * 1000:,.0f}", "–"
+            else:
+                rdf_cell = f"{timed[0] * 1000:,.1f}"
+                ratio = f"{timed[0] / ox_seconds:,.0f}×" if ox_seconds > 0 else "–"
+                if timed[1] != rows:
+                    ratio += f" (rdflib: {timed[1]} rows!)"
+        shown = ", ".join(f"{k}={v}" for k, v in params.items()) or "(defaults)"
+        lines.append(
+            f"| {name} | {shown} | {rows:,} | {ox_seconds * 1000:,.1f} | {rdf_cell} | {ratio} |"
+        )
+        print(lines[-1], file=sys.stderr, flush=True)
+    if rdflib is not None:
+        rdflib.close()
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
