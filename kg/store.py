@@ -151,7 +151,7 @@ def _bulk_load_file(store: ox.Store, path: Path) -> None:
 
 
 def _quads(items: Iterable[Any]) -> Iterator[ox.Quad]:
-    from kg.query.terms import from_rdflib
+    from kg.query.terms import triple_from_rdflib
 
     for item in items:
         if isinstance(item, ox.Quad):
@@ -159,8 +159,8 @@ def _quads(items: Iterable[Any]) -> Iterator[ox.Quad]:
         elif isinstance(item, ox.Triple):
             yield ox.Quad(item.subject, item.predicate, item.object)
         else:
-            s, p, o = (from_rdflib(term) for term in item)
-            yield ox.Quad(s, p, o)
+            triple = triple_from_rdflib(item)
+            yield ox.Quad(triple.subject, triple.predicate, triple.object)
 
 
 def _swap(fresh: Path, live: Path, old: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import NoReturn
 
@@ -146,6 +147,7 @@ def query_command(
                 + (f"; got {len(positional)} arguments" if positional else "")
             )
         values = _params(params)
+        bindings: Mapping[str, object]
         if _NAME.fullmatch(text.strip()):
             import queries
 

@@ -92,7 +92,9 @@ def write_graph(triples: list[ox.Triple], fmt: ResultFormat) -> bytes:
     """Triples sorted (deterministic output), with the contract's prefixes for Turtle."""
     ordered = sorted(set(triples), key=lambda t: (str(t.subject), str(t.predicate), str(t.object)))
     prefixes = PREFIXES if fmt is ResultFormat.TURTLE else None
-    return ox.serialize(ordered, format=_RDF_FORMATS[fmt], prefixes=prefixes)
+    data = ox.serialize(ordered, format=_RDF_FORMATS[fmt], prefixes=prefixes)
+    assert data is not None  # no output file given: pyoxigraph returns the bytes
+    return data
 
 
 def _json_term(term: Term) -> dict[str, str]:
@@ -217,11 +219,7 @@ def write_table(result: QueryResult, *, max_width: int = 60) -> str:
     headers = list(result.variables)
     cells = [[_cut(" ".join(compact(t).split()), max_width) for t in row] for row in result.rows]
     numeric = [
-        bool(result.rows)
-        and all(
-            row[i] is None or (isinstance(row[i], ox.Literal) and row[i].datatype.value in _NUMERIC)
-            for row in result.rows
-        )
+        bool(result.rows) and all(_is_number_or_none(row[i]) for row in result.rows)
         for i in range(len(headers))
     ]
     widths = [max([len(h)] + [len(r[i]) for r in cells]) for i, h in enumerate(headers)]
@@ -236,6 +234,10 @@ def write_table(result: QueryResult, *, max_width: int = 60) -> str:
     out = [line(headers), "  ".join("-" * w for w in widths)]
     out.extend(line(row) for row in cells)
     return "\n".join(out) + "\n"
+
+
+def _is_number_or_none(term: Term | None) -> bool:
+    return term is None or (isinstance(term, ox.Literal) and term.datatype.value in _NUMERIC)
 
 
 def _cut(text: str, width: int) -> str:

@@ -19,6 +19,8 @@ True
 
 from __future__ import annotations
 
+from typing import cast
+
 import pyoxigraph as ox
 
 SKOS = "http://www.w3.org/2004/02/skos/core#"
@@ -56,7 +58,8 @@ def build_label_index(store: ox.Store) -> int:
 
 def index_size(store: ox.Store) -> int:
     """The number of triples in the index graph."""
-    rows = store.query(f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {INDEX_GRAPH} {{ ?s ?p ?o }} }}")
+    query = f"SELECT (COUNT(*) AS ?n) WHERE {{ GRAPH {INDEX_GRAPH} {{ ?s ?p ?o }} }}"
+    rows = cast(ox.QuerySolutions, store.query(query))
     return int(next(iter(rows))["n"].value)
 
 
@@ -67,10 +70,10 @@ def has_label_index(store: ox.Store) -> bool:
 
 def candidates(store: ox.Store, text: str) -> list[ox.NamedNode]:
     """The concepts with a label equal to `text` ignoring case, sorted (from the index)."""
+    key = ox.Literal(label_key(text))
     found = {
         quad.subject
-        for quad in store.quads_for_pattern(
-            None, LABEL_KEY, ox.Literal(label_key(text)), INDEX_GRAPH
-        )
+        for quad in store.quads_for_pattern(None, LABEL_KEY, key, INDEX_GRAPH)
+        if isinstance(quad.subject, ox.NamedNode)
     }
     return sorted(found, key=lambda node: node.value)

@@ -15,14 +15,14 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 import pyoxigraph as ox
 
 from kg.errors import InputError, QueryError, StoreError
 from kg.query.result import QueryResult
 from kg.query.sparql_text import inject_values, line_column, query_form, undeclared_prefix
-from kg.query.terms import Term, from_rdflib, to_rdflib, to_term
+from kg.query.terms import Term, from_rdflib, to_rdflib, to_term, triple_from_rdflib
 
 Bindings = Mapping[str, Any]
 
@@ -66,7 +66,9 @@ def open_binary(path: Path) -> IO[bytes]:
     """The file's bytes, decompressed when it ends in .gz."""
     if not path.is_file():
         raise InputError("no such graph file", source=str(path))
-    return gzip.open(path, "rb") if path.name.lower().endswith(".gz") else path.open("rb")
+    if path.name.lower().endswith(".gz"):
+        return cast(IO[bytes], gzip.open(path, "rb"))
+    return path.open("rb")
 
 
 class Source(ABC):
@@ -329,7 +331,7 @@ class RdflibSource(Source):
         triples, truncated = take(answer, limit)
         return QueryResult(
             form,
-            triples=[ox.Triple(*(from_rdflib(t) for t in triple)) for triple in triples],
+            triples=[triple_from_rdflib(triple) for triple in triples],
             truncated=truncated,
         )
 

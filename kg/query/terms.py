@@ -12,6 +12,7 @@ rdflib.term.Literal('3', datatype=rdflib.term.URIRef('http://www.w3.org/2001/XML
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
@@ -65,6 +66,14 @@ def from_rdflib(term: Identifier) -> Term:
             return ox.Literal(str(term), datatype=ox.NamedNode(str(term.datatype)))
         return ox.Literal(str(term))
     raise QueryError(f"unsupported RDF term {term!r} (a variable or a quoted graph?)")
+
+
+def triple_from_rdflib(triple: Iterable[Identifier]) -> ox.Triple:
+    """The pyoxigraph triple equal to an rdflib (subject, predicate, object)."""
+    subject, predicate, obj = (from_rdflib(term) for term in triple)
+    if isinstance(subject, ox.Literal) or not isinstance(predicate, ox.NamedNode):
+        raise QueryError(f"not an RDF triple: {subject} {predicate} {obj}")
+    return ox.Triple(subject, predicate, obj)
 
 
 def to_rdflib(term: Term) -> Identifier:
