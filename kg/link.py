@@ -69,13 +69,16 @@ class Agreement(StrEnum):
 
 
 # Close enough for a closeMatch: PwC's model/method split is by collection; PwC names
-# benchmarks as tasks; a concept typed `Concept` (our catch-all) may be a task or technique.
+# benchmarks as tasks, and learning paradigms ("Active Learning", "In-Context Learning") too;
+# a concept typed `Concept` (our catch-all) may be a task or technique.
 _COMPATIBLE = frozenset(
     {
         (ConceptType.MODEL, ConceptType.METHOD),
         (ConceptType.METHOD, ConceptType.MODEL),
         (ConceptType.DATASET, ConceptType.TASK),
         (ConceptType.TASK, ConceptType.DATASET),
+        (ConceptType.METHOD, ConceptType.TASK),
+        (ConceptType.TASK, ConceptType.METHOD),
         (ConceptType.CONCEPT, ConceptType.TASK),
         (ConceptType.CONCEPT, ConceptType.METHOD),
     }
