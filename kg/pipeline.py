@@ -76,7 +76,9 @@ def build_corpus(
     extractions = extract_corpus(paper_list, n_process=n_process, progress=progress, model=model,
                                  use_gazetteer=use_gazetteer)
     concepts, links = canonicalise(paper_list, extractions)
-    return Corpus(papers=paper_list, extractions=extractions, concepts=concepts, links=links)
+    from kg.link import match_vocabularies  # PwC/CSO links (kg/link.py)
+    return Corpus(papers=paper_list, extractions=extractions, concepts=concepts, links=links,
+                  matches=match_vocabularies(concepts.values()))
 
 
 def read_and_build(

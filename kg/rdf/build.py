@@ -22,6 +22,7 @@ from kg.namespaces import DEFAULT_BASE
 from kg.rdf import terms as t
 from kg.rdf.canonical import TripleBuffer
 from kg.rdf.iris import Iris, paper_key
+from kg.rdf.links import add_vocabulary_links
 from kg.rdf.ontology import ontology_triples
 from kg.rdf.urls import is_code_host, web_iri
 from kg.types import Concept, Corpus, Field, Mention, Paper, Role, Span
@@ -133,6 +134,7 @@ class _GraphBuilder:
                     "its labels must be valid Unicode"
                 ) from exc
         self._evidence(links)
+        add_vocabulary_links(self.corpus.matches, self.concept_iri, self.out)
 
     # -- inputs ---------------------------------------------------------------------------
 
