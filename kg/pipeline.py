@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from kg.canon import canonicalise
+from kg.relations import canonical_relations
 from kg.types import Corpus, Extraction, Paper
 
 ProgressCallback = Callable[[int], None]
@@ -76,9 +77,10 @@ def build_corpus(
     extractions = extract_corpus(paper_list, n_process=n_process, progress=progress, model=model,
                                  use_gazetteer=use_gazetteer)
     concepts, links = canonicalise(paper_list, extractions)
+    relations = canonical_relations(paper_list, extractions, concepts)
     from kg.link import match_vocabularies  # PwC/CSO links (kg/link.py)
     return Corpus(papers=paper_list, extractions=extractions, concepts=concepts, links=links,
-                  matches=match_vocabularies(concepts.values()))
+                  relations=relations, matches=match_vocabularies(concepts.values()))
 
 
 def read_and_build(

@@ -30,6 +30,8 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from spacy.attrs import LEMMA, LOWER
+from spacy.strings import get_string_id
 from spacy.tokens import Doc, Token
 
 from kg.extract.textfix import Repaired
@@ -116,6 +118,14 @@ FINDING_NOUNS = frozenset(
     {"experiment", "experiments", "result", "results", "evaluation", "evaluations"}
 )
 SHOW_VERBS = frozenset({"show", "demonstrate", "indicate", "confirm", "reveal", "suggest"})
+# Words and lemmas that start a pattern, as the string ids the Doc's arrays hold.
+_WORD_IDS = frozenset(get_string_id(w) for w in (
+    "for via through by on across than over upon to with versus vs vs. against".split()
+    + list(BASED_WORDS)
+))
+_LEMMA_IDS = frozenset(get_string_id(w) for w in (
+    BEAT_VERBS | USE_VERBS | HELP_VERBS | BUILD_VERBS | VARIANT_NOUNS | {"compare"}
+))
 _NOMINAL = frozenset({"NOUN", "PROPN"})
 _VERBAL = frozenset({"VERB", "AUX"})
 
@@ -218,9 +228,9 @@ class _Finder:
             return []
         if token.tag_ in {"WDT", "WP"} and token.head.dep_ == "relcl":
             return self._own(token.head.head, depth + 1)  # "X, which outperforms Y"
-        for child in token.lefts:  # "the Llama3-ChatQA-2-70B model"
+        for child in token.lefts:  # "the Llama3-ChatQA-2-70B model", "the A and B datasets"
             if child.dep_ in {"compound", "nmod", "amod", "nummod"} and child.i in at:
-                return [at[child.i]]
+                return self.phrase(child)
         for child in token.children:  # "a novel algorithm (DSI)"
             if child.dep_ == "appos" and child.i in at:
                 return [at[child.i]]
@@ -286,28 +296,41 @@ class _Finder:
     # -- patterns ---------------------------------------------------------------------------
 
     def run(self) -> None:
-        for token in self.doc:
-            low, lemma = token.lower_, token.lemma_.lower()
-            if low == "for" and token.dep_ == "prep":
-                self._for(token)
-            elif low in {"via", "through", "by"} and token.dep_ in {"prep", "agent"}:
-                self._instrument(token)
-            elif low in {"on", "across"} and token.dep_ == "prep":
-                self._on(token)
-            elif low == "than":
-                self._than(token)
-            elif low in {"over", "upon"} and token.dep_ == "prep":
-                self._over(token)
-            elif low in {"to", "with"} and token.dep_ in {"prep", "dative"}:
-                self._to_with(token)
-            elif low in {"versus", "vs", "vs.", "against"}:
-                self._versus(token)
-            if low in BASED_WORDS and token.i >= 2 and self.doc[token.i - 1].text == "-":
-                self._hyphen_based(token)
-            elif token.pos_ in _VERBAL:
-                self._verb(token, lemma)
-            if lemma in VARIANT_NOUNS and token.pos_ == "NOUN":
-                self._variant(token)
+        """Dispatch every trigger word. Tokens are only made for triggers, found on the Doc's
+        LOWER and LEMMA arrays: making a `Token` per word costs more than all patterns."""
+        doc = self.doc
+        lows = doc.to_array(LOWER).tolist()
+        lemmas = doc.to_array(LEMMA).tolist()
+        for i, (low_id, lemma_id) in enumerate(zip(lows, lemmas, strict=True)):
+            if low_id in _WORD_IDS or lemma_id in _LEMMA_IDS:
+                self._dispatch(doc[i])
+
+    def _dispatch(self, token: Token) -> None:
+        low, lemma = token.lower_, token.lemma_.lower()
+        if low == "to" and token.dep_ == "aux":
+            verb = token.head
+            if verb.dep_ in {"xcomp", "advcl", "acl", "relcl"} and verb.pos_ == "VERB":
+                self._purpose(verb)
+        if low == "for" and token.dep_ == "prep":
+            self._for(token)
+        elif low in {"via", "through", "by"} and token.dep_ in {"prep", "agent"}:
+            self._instrument(token)
+        elif low in {"on", "across"} and token.dep_ == "prep":
+            self._on(token)
+        elif low == "than":
+            self._than(token)
+        elif low in {"over", "upon"} and token.dep_ == "prep":
+            self._over(token)
+        elif low in {"to", "with"} and token.dep_ in {"prep", "dative"}:
+            self._to_with(token)
+        elif low in {"versus", "vs", "vs.", "against"}:
+            self._versus(token)
+        if low in BASED_WORDS and token.i >= 2 and self.doc[token.i - 1].text == "-":
+            self._hyphen_based(token)
+        elif token.pos_ in _VERBAL:
+            self._verb(token, lemma)
+        if lemma in VARIANT_NOUNS and token.pos_ == "NOUN":
+            self._variant(token)
 
     def _for(self, prep: Token) -> None:
         targets = self.complement(prep)
@@ -467,10 +490,6 @@ class _Finder:
                     built = (self.phrase(verb.head) if verb.dep_ in {"acl", "amod"}
                              else self.passive_subject(verb) or self.subject(verb))
                     self.add(built, RelationType.BASED_ON, base)
-        if verb.dep_ in {"xcomp", "advcl", "acl", "relcl"} and any(
-            c.dep_ == "aux" and c.lower_ == "to" for c in verb.children
-        ):
-            self._purpose(verb)
 
     def _use(self, verb: Token) -> None:
         """ "S uses O", "O is used in/by S", "Y, using X", "Y is built using X"."""

@@ -24,6 +24,7 @@ from kg.rdf.canonical import TripleBuffer
 from kg.rdf.iris import Iris, paper_key
 from kg.rdf.links import add_vocabulary_links
 from kg.rdf.ontology import ontology_triples
+from kg.rdf.relations import add_relation_triples
 from kg.rdf.urls import is_code_host, web_iri
 from kg.types import Concept, Corpus, Field, Mention, Paper, Role, Span
 
@@ -135,6 +136,7 @@ class _GraphBuilder:
                 ) from exc
         self._evidence(links)
         add_vocabulary_links(self.corpus.matches, self.concept_iri, self.out)
+        add_relation_triples(self.out, self.corpus, self.iris, self.concept_iri)
 
     # -- inputs ---------------------------------------------------------------------------
 

@@ -1,0 +1,81 @@
+"""Concept-concept relations across the corpus: relation mentions -> `ConceptRelation`s.
+
+Each `RelationMention` of a paper (`kg.extract.relations`) joins two mentions; their concept
+keys come from `kg.canon.mention_key` with the corpus's acronym expansions, exactly as the
+paper -> concept links get theirs, so both endpoints are the concept nodes the links point at.
+A relation whose endpoints are one concept is dropped, and so is one whose endpoint is not a
+concept of the corpus. `comparedWith` is symmetric: its endpoints are put in key order (and the
+mentions of its evidence with them), so "A compared with B" and "B compared with A" are one
+relation with the evidence of both.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Container, Iterable, Mapping
+from dataclasses import replace
+
+from kg.canon import acronym_expansions, mention_key
+from kg.types import (
+    ConceptRelation,
+    Extraction,
+    Field,
+    Paper,
+    RelationMention,
+    RelationType,
+)
+
+SYMMETRIC = frozenset({RelationType.COMPARED_WITH})
+_FIELD_ORDER = {f: i for i, f in enumerate(Field)}
+
+
+def canonical_relations(
+    papers: Iterable[Paper],
+    extractions: Mapping[str, Extraction],
+    concepts: Container[str] | None = None,
+) -> list[ConceptRelation]:
+    """The corpus's relations, sorted by (subject key, predicate, object key).
+
+    `concepts` holds the keys of the corpus's concepts (`Corpus.concepts`); without it, every
+    key a mention of `extractions` has is one, as `kg.canon.canonicalise` makes them. Evidence
+    is in paper order, then by position in the paper.
+    """
+    expansions = acronym_expansions(extractions.values())
+    evidence: dict[tuple[str, RelationType, str], list[tuple[str, RelationMention]]] = (
+        defaultdict(list)
+    )
+    for paper in papers:
+        extraction = extractions.get(paper.id)
+        if extraction is None:
+            continue
+        known = concepts
+        if known is None:
+            known = {mention_key(m, expansions) for m in extraction.mentions}
+        for relation in sorted(extraction.relations, key=_position):
+            subject = mention_key(relation.subject, expansions)
+            obj = mention_key(relation.object, expansions)
+            if not subject or not obj or subject == obj:
+                continue
+            if subject not in known or obj not in known:
+                continue
+            if relation.predicate in SYMMETRIC and obj < subject:
+                subject, obj = obj, subject  # "B compared with A" says "A compared with B"
+                relation = replace(relation, subject=relation.object, object=relation.subject)
+            evidence[subject, relation.predicate, obj].append((paper.id, relation))
+    return [
+        ConceptRelation(subject, predicate, obj, tuple(found))
+        for (subject, predicate, obj), found in sorted(
+            evidence.items(), key=lambda kv: (kv[0][0], kv[0][1].value, kv[0][2])
+        )
+    ]
+
+
+def _position(relation: RelationMention) -> tuple[int, int, int, int, str]:
+    """Where a relation mention is stated in its paper (for a deterministic evidence order)."""
+    return (
+        _FIELD_ORDER[relation.sentence.field],
+        relation.subject.span.start,
+        relation.object.span.start,
+        relation.object.span.end,
+        relation.predicate.value,
+    )
