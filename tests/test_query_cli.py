@@ -192,3 +192,12 @@ def test_load_into_a_store_then_query_it(tmp_path: Path) -> None:
 def test_load_needs_exactly_one_target() -> None:
     code, _, err = run("load", GRAPH)
     assert code == 2 and "exactly one of --store DIR and --endpoint URL" in err
+
+
+@pytest.mark.parametrize("engine", ["rdflib", "oxigraph"])
+def test_describe_gives_the_resource_as_turtle(engine: str) -> None:
+    iri = "<https://w3id.org/paperkg/resource/concept/ucf-101>"
+    code, out, _ = run("query", "--engine", engine, GRAPH, f"DESCRIBE {iri}")
+    assert code == 0
+    triples = sorted(str(t) for t in ox.parse(out.encode(), ox.RdfFormat.TURTLE))
+    assert len(triples) == 7 and all(t.startswith(iri + " ") for t in triples)
