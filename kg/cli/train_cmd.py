@@ -48,6 +48,12 @@ _DATA = Path("..") / "shared" / "data"
     help="TDMSci CoNLL to add to the training data (its unannotated tokens count "
     "as unknown, not as outside).",
 )
+@click.option(
+    "--init-tok2vec",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Pretrained tok2vec weights from scripts/train_pretrain.py (same width/depth/vectors).",
+)
 @click.option("--width", type=int, default=None, help="tok2vec width.")
 @click.option("--depth", type=int, default=None, help="tok2vec CNN depth.")
 @click.option("--steps", type=int, default=None, help="Maximum training steps.")
@@ -65,6 +71,7 @@ def train_command(
     output: Path | None,
     vectors: Path | None,
     tdmsci: Path | None,
+    init_tok2vec: Path | None,
     width: int | None,
     depth: int | None,
     steps: int | None,
@@ -78,7 +85,9 @@ def train_command(
     from kg.ner.model import MODEL_DIR
     from kg.ner.train import TrainOptions, train_model
 
-    options = TrainOptions(vectors=vectors, tdmsci=tdmsci, seed=seed, limit=limit)
+    options = TrainOptions(
+        vectors=vectors, tdmsci=tdmsci, init_tok2vec=init_tok2vec, seed=seed, limit=limit
+    )
     sizes = {"width": width, "depth": depth, "max_steps": steps}
     options = replace(options, **{k: v for k, v in sizes.items() if v is not None})
     try:

@@ -115,6 +115,7 @@ def train_model(
         if output_dir.exists():
             shutil.rmtree(output_dir)
         shutil.copytree(best, output_dir)
+    _clean_meta(output_dir)
     seconds = time.perf_counter() - started
     report = evaluate_entities(output_dir, dev_path)
     on_tokens = evaluate_entities(output_dir, dev_path, pretokenized=True).micro
@@ -196,3 +197,27 @@ def _vectors_pipeline(vectors: Path, out: Path) -> Path:
     convert_vectors(nlp, vectors, truncate=0, prune=-1, mode="floret", attr="LOWER")
     nlp.to_disk(out)
     return out
+
+
+def _clean_meta(model_dir: Path) -> None:
+    """Name the pipeline and drop the temporary corpus paths from its saved config, so that
+    the same training gives the same files."""
+    from confection import Config
+
+    from kg import __version__
+
+    config_path = model_dir / "config.cfg"
+    config = Config().from_disk(config_path, interpolate=False)
+    config["paths"] = {key: None for key in config["paths"]}
+    config.to_disk(config_path)
+    meta_path = model_dir / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    meta.update(
+        name="paperkg_sci_entities",
+        version=__version__,
+        description="SciERC entity types (Task, Method, Metric, Material, OtherScientificTerm, "
+        "Generic) for ML abstracts; trained by `kg train` (docs/MODEL.md).",
+        license="MIT (code); trained on SciERC (Luan et al., 2018)",
+    )
+    meta.pop("performance", None)  # spaCy's scores on its own re-aligned dev; see training.json
+    meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
