@@ -15,6 +15,7 @@ from kg.ner.corpora import (
     read_gold,
     read_scierc,
     read_tdmsci,
+    sniff_format,
 )
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ner"
@@ -54,6 +55,14 @@ def test_to_doc_keeps_nested_gold_in_span_group_and_renames_labels() -> None:
     doc = d2.to_doc(spacy.blank("en").vocab, label_map={"Method": "M", "Task": ""})
     assert [(e.text, e.label_) for e in doc.ents] == [("graph neural network", "M")]
     assert sorted(s.text for s in doc.spans["gold"]) == ["graph neural network", "neural network"]
+
+
+def test_other_json_is_not_taken_for_a_corpus(tmp_path: Path) -> None:
+    other = tmp_path / "gold.json"
+    other.write_text('{\n "papers": []\n}\n')
+    assert sniff_format(other) is None
+    with pytest.raises(InputError, match="neither SciERC"):
+        read_gold(other)
 
 
 def test_format_is_detected_from_content() -> None:

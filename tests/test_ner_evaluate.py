@@ -63,12 +63,13 @@ def test_evaluate_scierc_runs_on_the_corpus_tokens() -> None:
     assert "ALL" in r.table().splitlines()[-1]
 
 
-def test_evaluate_tdmsci_renames_scierc_labels() -> None:
+def test_evaluate_tdmsci_maps_scierc_labels_through_map_label() -> None:
     nlp = _ruler(
         [
             {"label": "Material", "pattern": "ImageNet-1k"},  # 1 token to spaCy, 3 in TDMSci
             {"label": "Task", "pattern": [{"LOWER": "image"}, {"LOWER": "classification"}]},
             {"label": "Method", "pattern": "use"},  # TDMSci has no methods: ignored
+            {"label": "Material", "pattern": "rises"},  # a Material but no dataset: ignored
         ]
     )
     r = evaluate_entities(nlp, FIXTURES / "tiny_tdmsci.conll")

@@ -123,22 +123,32 @@ class GoldDoc:
         return doc
 
 
+def sniff_format(path: Path | str) -> CorpusFormat | None:
+    """SciERC when the first line is a JSON object with `sentences` and `ner`, TDMSci when it
+    is `token<TAB>offset<TAB>tag`, else None (e.g. paperkg's own gold JSON)."""
+    path = Path(path)
+    first = next((line for line in _lines(path) if line.strip()), "")
+    if first.lstrip().startswith("{"):
+        try:
+            record = json.loads(first)
+        except json.JSONDecodeError:
+            return None
+        is_scierc = isinstance(record, dict) and {"sentences", "ner"} <= record.keys()
+        return CorpusFormat.SCIERC if is_scierc else None
+    parts = first.rstrip("\n").split("\t")
+    return CorpusFormat.TDMSCI if len(parts) == 3 and parts[1].isdigit() else None
+
+
 def detect_format(path: Path) -> CorpusFormat:
-    """Tell SciERC JSON lines from TDMSci CoNLL by the first non-blank character."""
-    try:
-        with path.open(encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
-                    return (
-                        CorpusFormat.SCIERC
-                        if line.lstrip().startswith("{")
-                        else CorpusFormat.TDMSCI
-                    )
-    except OSError as exc:
-        raise InputError(f"cannot read the file ({exc.strerror})", source=str(path)) from exc
-    raise InputError(
-        "the file is empty: expected SciERC JSON lines or TDMSci CoNLL", source=str(path)
-    )
+    """The corpus format of `path`, or an `InputError` saying which formats are understood."""
+    kind = sniff_format(path)
+    if kind is None:
+        raise InputError(
+            "neither SciERC JSON lines (records with 'sentences' and 'ner') nor TDMSci CoNLL "
+            "(token<TAB>char offset<TAB>BIO tag); pass the format explicitly if it is one",
+            source=str(path),
+        )
+    return kind
 
 
 def read_gold(path: Path | str, *, fmt: CorpusFormat | str | None = None) -> list[GoldDoc]:

@@ -13,14 +13,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kg.ner.corpora import CorpusFormat, GoldDoc, detect_format, read_gold
+from kg.ner.corpora import TDMSCI_LABELS, CorpusFormat, GoldDoc, detect_format, read_gold
+from kg.ner.mapping import map_label
+from kg.types import ConceptType
 
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.tokens import Doc
 
-# SciERC labels as TDMSci names them; the model's other labels have no TDMSci counterpart.
-SCIERC_TO_TDMSCI = {"Task": "TASK", "Material": "DATASET", "Metric": "METRIC"}
+# paperkg types TDMSci annotates, by their TDMSci names.
+_PAPERKG_TO_TDMSCI = {
+    ConceptType.TASK: "TASK",
+    ConceptType.DATASET: "DATASET",
+    ConceptType.METRIC: "METRIC",
+}
 
 Triple = tuple[int, int, str]
 
@@ -125,8 +131,8 @@ def evaluate_entities(
     spacing) with its own tokenizer, as it does in production, and a predicted entity counts
     when its characters are exactly a gold entity's and its label is the same. With
     `pretokenized=True` it tags the corpus's own tokens instead. Entities are `doc.ents`, or the
-    spans of a `spancat` component. On TDMSci, SciERC labels are renamed (Task -> TASK,
-    Material -> DATASET, Metric -> METRIC) and the others ignored: TDMSci annotates only those.
+    spans of a `spancat` component. On TDMSci, SciERC labels go through `map_label` and only
+    Task, Dataset and Metric are kept (as TASK, DATASET, METRIC): TDMSci annotates only those.
     """
     from kg.ner.model import load_model, predicted_spans
 
@@ -138,19 +144,27 @@ def evaluate_entities(
         if isinstance(nlp_or_model_path, str | Path)
         else nlp_or_model_path
     )
-    rename = SCIERC_TO_TDMSCI if kind is CorpusFormat.TDMSCI else None
     inputs = _bare_docs(gold_docs, nlp) if pretokenized else (d.text for d in gold_docs)
     predicted = []
     for doc in nlp.pipe(inputs):
         triples = []
         for start, end, label in predicted_spans(doc):
-            if rename is not None:
-                label = rename.get(label, label if label in rename.values() else "")
+            span = doc[start:end]
+            if kind is CorpusFormat.TDMSCI:
+                label = _tdmsci_label(label, span.text)
             if label:
-                triples.append((doc[start:end].start_char, doc[start:end].end_char, label))
+                triples.append((span.start_char, span.end_char, label))
         predicted.append(triples)
     gold = [d.char_entities() for d in gold_docs]
     return score_entities(gold, predicted, source=str(gold_path))
+
+
+def _tdmsci_label(label: str, text: str) -> str:
+    """A SciERC label as TDMSci would have it, through paperkg's type mapping (a Material is
+    a DATASET only when `map_label` calls it a Dataset); "" when TDMSci has no such type."""
+    if label in TDMSCI_LABELS:
+        return label
+    return _PAPERKG_TO_TDMSCI.get(map_label(label, text), "")  # type: ignore[arg-type]
 
 
 def _bare_docs(gold_docs: list[GoldDoc], nlp: Language) -> Iterator[Doc]:
