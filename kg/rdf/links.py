@@ -3,7 +3,7 @@
 For each match: `concept skos:exactMatch|skos:closeMatch <entry>` and a `kg:VocabularyMatch`
 node that records how it matched (RDF-star is not available in rdflib 7, so the statement about
 the statement is a node of its own). Each matched entry, and every entry above it in the
-vocabulary's hierarchy, becomes a `kg:VocabularyEntry` with its labels, its scheme and its
+vocabulary's hierarchy, becomes a `kg:VocabularyEntry` with its rdfs:label, its scheme and its
 `skos:broader` entries, so that one property path reaches every kind of a thing:
 `?paper kg:mentions/(skos:exactMatch|skos:closeMatch)/skos:broader* ?kind`.
 """
@@ -100,13 +100,12 @@ def _add_match(out: TripleBuffer, concept: str, node: str, match: VocabularyMatc
 def _add_entry(
     out: TripleBuffer, iri: str, parents: tuple[str, ...], gazetteer: Gazetteer
 ) -> None:
-    pref, alts = entry_labels(iri, gazetteer)
+    # rdfs:label only: a skos:prefLabel would make label look-ups over the graph's concepts
+    # ("LLM forms are one concept") find the entry as a second node.
+    pref, _ = entry_labels(iri, gazetteer)
     out.add(iri, t.RDF_TYPE, KG_VOCABULARY_ENTRY, KG_VOCABULARY_ENTRY.value)
     out.add(iri, t.SKOS_IN_SCHEME, NamedNode(scheme_of(iri)), scheme_of(iri))
-    out.add(iri, t.SKOS_PREF_LABEL, Literal(pref), pref)
     out.add(iri, t.RDFS_LABEL, Literal(pref), pref)
-    for alt in alts:
-        out.add(iri, t.SKOS_ALT_LABEL, Literal(alt), alt)
     for parent in parents:
         out.add(iri, SKOS_BROADER, NamedNode(parent), parent)
 
