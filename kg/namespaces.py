@@ -70,6 +70,32 @@ class KG(DefinedNamespace):
     venue: URIRef
     status: URIRef
     authorList: URIRef
+    # Concept -> concept relations and their evidence
+    RelationEvidence: URIRef
+    usedFor: URIRef
+    basedOn: URIRef
+    comparedWith: URIRef
+    outperforms: URIRef
+    evaluatedOn: URIRef
+    relation: URIRef
+    subjectConcept: URIRef
+    subjectText: URIRef
+    subjectStart: URIRef
+    subjectEnd: URIRef
+    objectConcept: URIRef
+    objectText: URIRef
+    objectStart: URIRef
+    objectEnd: URIRef
+    statedInPaper: URIRef
+    statedInSentence: URIRef
+    # Links to external vocabularies (Papers with Code, CSO)
+    VocabularyMatch: URIRef
+    VocabularyEntry: URIRef
+    matchedConcept: URIRef
+    matchTarget: URIRef
+    matchProperty: URIRef
+    matchMethod: URIRef
+    matchSource: URIRef
 
 
 PREFIXES: dict[str, str] = {
