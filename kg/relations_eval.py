@@ -153,12 +153,12 @@ def _count(report: RelationReport, predicted: set[tuple[Pair, str]],
         score.tp += len(p & g)
         score.predicted += len(p)
         score.gold += len(g)
-    p = {_unordered(pair) for pair, lab in predicted if lab == "COMPARE"}
-    g = {_unordered(pair) for pair, lab in gold if lab == "COMPARE"}
+    found = {_unordered(pair) for pair, lab in predicted if lab == "COMPARE"}
+    true = {_unordered(pair) for pair, lab in gold if lab == "COMPARE"}
     either = report.scores["COMPARE-either"]
-    either.tp += len(p & g)
-    either.predicted += len(p)
-    either.gold += len(g)
+    either.tp += len(found & true)
+    either.predicted += len(found)
+    either.gold += len(true)
 
 
 def _unordered(pair: Pair) -> tuple[tuple[int, int], tuple[int, int]]:

@@ -86,7 +86,11 @@ PURPOSE_HEADS = frozenset(
 APPLY_VERBS = frozenset({"apply", "adapt", "extend", "generalize", "tailor", "transfer"})
 DESIGNED = frozenset({"design", "use", "develop", "propose", "tailor", "intend", "optimize"})
 FIT_ADJECTIVES = frozenset({"useful", "suitable", "effective", "applicable", "helpful"})
-BASED_WORDS = frozenset({"based", "built", "grounded", "founded", "derived", "initialized"})
+BASED_WORDS = frozenset({"based", "built", "grounded", "founded"})
+# "Y, fine-tuned/distilled from X": Y is based on X (not "fine-tuned on D": that is data).
+DERIVED_WORDS = frozenset(
+    {"derived", "initialized", "initialised", "tuned", "finetuned", "fine-tuned", "distilled"}
+)
 BUILD_VERBS = frozenset({"build", "extend", "generalize", "improve"})
 VARIANT_NOUNS = frozenset(
     {"variant", "version", "extension", "generalization", "modification", "adaptation"}
@@ -121,7 +125,7 @@ SHOW_VERBS = frozenset({"show", "demonstrate", "indicate", "confirm", "reveal", 
 # Words and lemmas that start a pattern, as the string ids the Doc's arrays hold.
 _WORD_IDS = frozenset(get_string_id(w) for w in (
     "for via through by on across than over upon to with versus vs vs. against".split()
-    + list(BASED_WORDS)
+    + list(BASED_WORDS | DERIVED_WORDS)
 ))
 _LEMMA_IDS = frozenset(get_string_id(w) for w in (
     BEAT_VERBS | USE_VERBS | HELP_VERBS | BUILD_VERBS | VARIANT_NOUNS | {"compare"}
@@ -272,6 +276,9 @@ class _Finder:
         for child in verb.children:
             if child.dep_ in {"nsubj", "nsubjpass", "csubj"}:
                 return self.phrase(child)
+        for child in verb.lefts:  # a rare name the parser took for an adverb ("QLoRA is …")
+            if child.dep_ in {"advmod", "npadvmod", "dep"} and child.i in self.at:
+                return self.phrase(child)
         if depth < 3 and verb.dep_ in {"conj", "xcomp", "advcl"} and verb.head.pos_ in _VERBAL:
             return self.subject(verb.head, depth + 1)
         if verb.dep_ in {"acl", "relcl"}:
@@ -372,7 +379,7 @@ class _Finder:
                 for clause in verb.children:
                     if clause.dep_ == "ccomp":
                         self.add(self.subject(clause), RelationType.EVALUATED_ON, datasets)
-            return
+                return
         if head.pos_ in _NOMINAL and head.dep_ == "dobj":
             head = head.head  # "X achieves state-of-the-art results on D"
         lemma = head.lemma_.lower()
@@ -405,7 +412,9 @@ class _Finder:
         rivals = self.complement(prep)
         head = prep.head
         if head.dep_ == "pobj" and head.head.lower_ == "of" and head.head.head.lower_ in GAIN_NOUNS:
-            self.add(self.phrase(head), RelationType.OUTPERFORMS, rivals)  # "gain of X over Y"
+            # "the gain of X over Y"; "X yields a gain of 3% over Y"
+            gain = head.head.head
+            self.add(self.phrase(head) or self.holder(gain), RelationType.OUTPERFORMS, rivals)
             return
         if head.lower_ in GAIN_NOUNS:  # "an improvement of X over Y", "X gives gains over Y"
             winners = [a for c in head.children if c.dep_ == "prep" and c.lower_ == "of"
@@ -483,9 +492,11 @@ class _Finder:
                     self.add(self.subject(verb), RelationType.BASED_ON, self.complement(child))
             if lemma in {"extend", "generalize"} and verb.tag_ != "VBN":
                 self.add(self.subject(verb), RelationType.BASED_ON, self.objects(verb))
-        if verb.lower_ in BASED_WORDS:  # "Y (is) based on X", "Y, built upon X"
+        low = verb.lower_
+        if low in BASED_WORDS or low in DERIVED_WORDS:  # "Y (is) based on X", "Y, built upon X"
+            preps = {"from"} if low in DERIVED_WORDS else {"on", "upon", "from"}
             for child in verb.children:
-                if child.dep_ == "prep" and child.lower_ in {"on", "upon", "from"}:
+                if child.dep_ == "prep" and child.lower_ in preps:
                     base = self.complement(child)
                     built = (self.phrase(verb.head) if verb.dep_ in {"acl", "amod"}
                              else self.passive_subject(verb) or self.subject(verb))
