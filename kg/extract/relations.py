@@ -66,8 +66,11 @@ HELP_VERBS = frozenset(
     {"help", "enable", "facilitate", "improve", "enhance", "boost", "benefit", "aid"}
 )
 # "equip/augment X with Y": Y is used for X.
-WITH_VERBS = frozenset(
-    {"equip", "provide", "augment", "combine", "integrate", "enhance", "endow", "couple"}
+WITH_VERBS = frozenset({"equip", "provide", "augment", "enhance", "endow"})
+# "Y by combining/using X": gerunds after "by" that make X a means (not "by analyzing X").
+MEANS_GERUNDS = frozenset(
+    """use utilize utilise employ leverage exploit adopt incorporate harness integrate combine
+    apply adapt introduce add inject""".split()
 )
 # "an approach to Y": a way of doing Y.
 APPROACH_NOUNS = frozenset(
@@ -361,7 +364,10 @@ class _Finder:
         head = prep.head
         if head.lemma_ in USE_VERBS:
             return  # "O is used by S": the agent uses, it is not used (see `_use`)
-        means = self.complement(prep)
+        means = [a for c in prep.children if c.dep_ == "pobj" for a in self.phrase(c)]
+        for gerund in prep.children:
+            if gerund.dep_ == "pcomp" and gerund.lemma_ in MEANS_GERUNDS:
+                means += self.objects(gerund)
         target = self.phrase(head) if head.pos_ in _NOMINAL else (
             self.patient(head) if head.pos_ == "VERB" else [])
         self.add(means, RelationType.USED_FOR, target)
@@ -478,7 +484,9 @@ class _Finder:
             self.add(self.subject(verb), RelationType.OUTPERFORMS, self.objects(verb))
         elif lemma in USE_VERBS:
             self._use(verb)
-        elif lemma in HELP_VERBS and verb.tag_ != "VBN":
+        elif lemma in HELP_VERBS and verb.tag_ != "VBN" and not any(
+            c.dep_ in {"xcomp", "ccomp"} for c in verb.children
+        ):  # "X improves Y", not "X enables Y to do Z" (Y is an agent there, not a purpose)
             self.add(self.subject(verb), RelationType.USED_FOR, self.objects(verb))
         elif lemma == "compare":
             for child in verb.children:
