@@ -22,7 +22,7 @@ SHARED = ROOT.parent / "shared" / "data"
 def bench(path: Path, n: int) -> str:
     """Relation-finding time against the parse time of the same abstracts."""
     from kg.extract import Extractor
-    from kg.extract.relations import find_relations
+    from kg.extract.relations import FieldParse, find_relations
     from kg.extract.textfix import repair
     from kg.ingest import read_papers
     from kg.types import Field
@@ -35,12 +35,13 @@ def bench(path: Path, n: int) -> str:
     start = time.perf_counter()
     docs = list(extractor.nlp.pipe((r.text for _, _, r in jobs), batch_size=64))
     parse = time.perf_counter() - start
-    fields: dict[int, list[tuple[Field, object, object]]] = {}
+    fields: dict[int, list[FieldParse]] = {}
     for (i, part, fixed), doc in zip(jobs, docs, strict=True):
         fields.setdefault(i, []).append((part, fixed, doc))
     start = time.perf_counter()
-    found = sum(len(find_relations(fields.get(i, []), x.mentions))  # type: ignore[arg-type]
-                for i, x in enumerate(extractions))
+    found = 0
+    for i, extraction in enumerate(extractions):
+        found += len(find_relations(fields.get(i, []), extraction.mentions))
     relations = time.perf_counter() - start
     return (f"{len(papers)} papers of {path.name}: spaCy parse {parse:.2f} s, relations "
             f"{relations * 1000:.0f} ms ({100 * relations / parse:.1f}% of the parse), "
