@@ -16,7 +16,7 @@ from pyoxigraph import Literal, NamedNode
 
 from kg import __version__
 from kg.errors import KGError
-from kg.namespaces import KG_IRI
+from kg.namespaces import KG
 from kg.rdf import terms as t
 from kg.rdf.canonical import TripleBuffer
 from kg.rdf.iris import Iris, paper_key
@@ -26,7 +26,8 @@ logger = logging.getLogger(__name__)
 
 
 def _kg(name: str) -> NamedNode:
-    return NamedNode(KG_IRI + name)
+    """A term of the `KG` namespace (a `DefinedNamespace`: an undeclared name raises)."""
+    return NamedNode(str(KG[name]))
 
 
 RELATION_PROPERTY: dict[RelationType, NamedNode] = {r: _kg(r.value) for r in RelationType}
