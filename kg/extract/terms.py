@@ -112,6 +112,11 @@ def trim(span: Span, *, keep_pos: bool = False) -> list[Token]:
     tokens = list(span)
     if keep_pos:
         return tokens
+    commas = [k for k, t in enumerate(tokens[:-1]) if t.text == ","]
+    if commas:
+        # "a novel, potentially data-dependent, regularization technique": the term follows
+        # the last comma of a stacked modifier list.
+        tokens = tokens[commas[-1] + 1:]
     while tokens:
         # "three-stage", "one-step": a number compound is a quantity, not part of the term.
         if _is_number_compound(tokens):

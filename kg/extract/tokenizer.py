@@ -44,8 +44,8 @@ def is_name_token(text: str) -> bool:
     if not _NAME.match(text):
         return False
     parts = re.split(r"-{1,2}", text)
-    if parts[-1] in MODIFIER_SUFFIXES:
-        return False
+    if parts[-1].lower() in MODIFIER_SUFFIXES:
+        return False  # "DEI-guided", "GNN-Guided", "Tree-Based"
     if all(p.replace(".", "").isdigit() or re.fullmatch(r"[\d.]+x?", p) for p in parts):
         return False  # number ranges such as 1.29-1.92x
     if parts[0].islower() and parts[0].isalpha():
