@@ -107,6 +107,12 @@ def train_model(
         work = Path(tmp)
         paths = _prepare(Path(train_path), Path(dev_path), work, options)
         config = SPANCAT_CONFIG if options.component == "spancat" else CONFIG
+        if options.init_tok2vec is not None:
+            # spaCy loads pretrained weights only when the config has a [pretraining] block.
+            from spacy.cli.init_config import fill_config
+
+            fill_config(work / "config.cfg", config, pretraining=True, silent=True)
+            config = work / "config.cfg"
         overrides = {**options.overrides(), **paths}
         spacy_train(config, work / "out", use_gpu=-1, overrides=overrides)
         best = work / "out" / "model-best"
