@@ -9,10 +9,14 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kg.canon import canonicalise
 from kg.relations import canonical_relations
 from kg.types import Corpus, Extraction, Paper
+
+if TYPE_CHECKING:
+    from kg.extract import ExtractorConfig
 
 ProgressCallback = Callable[[int], None]
 """Called with the number of papers just extracted."""
@@ -33,21 +37,20 @@ def extract_corpus(
     *,
     n_process: int | None = None,
     progress: ProgressCallback | None = None,
-    model: str | None = None,
-    use_gazetteer: bool = True,
+    config: ExtractorConfig | None = None,
 ) -> dict[str, Extraction]:
     """Extractions of every paper that has an abstract, by paper id."""
-    from kg.extract import Extractor
+    from kg.extract import ExtractorConfig, _parallel, cached_extractor
 
+    config = config or ExtractorConfig()
     todo = [p for p in papers if p.abstract]
     processes = default_processes(len(todo)) if n_process is None else n_process
-    extractor = Extractor.load(model, use_gazetteer=use_gazetteer) if processes <= 1 else None
-    results: dict[str, Extraction] = {}
     stream = (
-        extractor.extract_all(todo)
-        if extractor is not None
-        else _parallel(todo, processes, model=model, use_gazetteer=use_gazetteer)
+        cached_extractor(config).extract_all(todo)
+        if processes <= 1
+        else _parallel(todo, n_process=processes, batch_size=16, config=config)
     )
+    results: dict[str, Extraction] = {}
     for extraction in stream:
         results[extraction.paper_id] = extraction
         if progress is not None:
@@ -55,27 +58,17 @@ def extract_corpus(
     return results
 
 
-def _parallel(
-    papers: list[Paper], processes: int, *, model: str | None, use_gazetteer: bool
-) -> Iterable[Extraction]:
-    from kg.extract import _parallel as run
-
-    return run(papers, n_process=processes, batch_size=16, model=model,
-               use_gazetteer=use_gazetteer)
-
-
 def build_corpus(
     papers: Iterable[Paper],
     *,
     n_process: int | None = None,
     progress: ProgressCallback | None = None,
-    model: str | None = None,
-    use_gazetteer: bool = True,
+    config: ExtractorConfig | None = None,
 ) -> Corpus:
     """Extract and canonicalise `papers` into a `Corpus`."""
     paper_list = list(papers)
-    extractions = extract_corpus(paper_list, n_process=n_process, progress=progress, model=model,
-                                 use_gazetteer=use_gazetteer)
+    extractions = extract_corpus(paper_list, n_process=n_process, progress=progress,
+                                 config=config)
     concepts, links = canonicalise(paper_list, extractions)
     relations = canonical_relations(paper_list, extractions, concepts)
     from kg.link import match_vocabularies  # PwC/CSO links (kg/link.py)

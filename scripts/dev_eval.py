@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from kg.evaluate import evaluate, load_gold, predictions_from_corpus
+from kg.extract import ExtractorConfig
 from kg.pipeline import read_and_build
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,10 +23,12 @@ def main() -> int:
     parser.add_argument("--gold", default=str(ROOT.parent / "shared/data/gold/iclr2025_gold.json"))
     parser.add_argument("--details", action="store_true")
     parser.add_argument("--no-gazetteer", action="store_true")
+    parser.add_argument("--no-entity-model", action="store_true")
     args = parser.parse_args()
     t0 = time.perf_counter()
     corpus = read_and_build([args.corpus], n_process=1,
-                            use_gazetteer=not args.no_gazetteer)
+                            config=ExtractorConfig(gazetteer=not args.no_gazetteer,
+                                                   entity_model=not args.no_entity_model))
     abstracts, preds = predictions_from_corpus(corpus)
     report = evaluate(load_gold(args.gold), abstracts, preds)
     print(report.summary())

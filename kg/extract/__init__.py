@@ -10,12 +10,15 @@ from __future__ import annotations
 import multiprocessing as mp
 import re
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from itertools import islice
 
 from spacy.language import Language
 
 from kg.extract.assemble import ParsedField, assemble
 from kg.extract.candidates import collect
+from kg.extract.entity_model import EntityModel
 from kg.extract.gazetteer_match import GazetteerIndex
 from kg.extract.pipeline import load_nlp
 from kg.extract.relations import FieldParse, find_relations
@@ -57,17 +60,52 @@ def _default_gazetteer() -> GazetteerIndex:
     return GazetteerIndex.build(gaz.lookup, gaz.keys())
 
 
+@dataclass(frozen=True, slots=True)
+class ExtractorConfig:
+    """Which parts extraction runs (the ablation switches) and which English pipeline."""
+
+    spacy_model: str | None = None
+    gazetteer: bool = True
+    entity_model: bool = True
+
+
+@lru_cache(maxsize=4)
+def cached_extractor(config: ExtractorConfig = ExtractorConfig()) -> Extractor:
+    """One loaded extractor per configuration and process (loading takes seconds)."""
+    return Extractor.from_config(config)
+
+
 class Extractor:
     """Runs the extraction pipeline over papers."""
 
-    def __init__(self, nlp: Language, gazetteer: GazetteerIndex | None = None) -> None:
+    def __init__(
+        self,
+        nlp: Language,
+        gazetteer: GazetteerIndex | None = None,
+        entity_model: EntityModel | None = None,
+    ) -> None:
         self.nlp = nlp
         self.gazetteer = gazetteer
+        self.entity_model = entity_model
 
     @classmethod
-    def load(cls, model: str | None = None, *, use_gazetteer: bool = True) -> Extractor:
-        """The default extractor: English pipeline + shipped gazetteer."""
-        return cls(load_nlp(model), _default_gazetteer() if use_gazetteer else None)
+    def load(
+        cls,
+        model: str | None = None,
+        *,
+        use_gazetteer: bool = True,
+        use_entity_model: bool = True,
+    ) -> Extractor:
+        """The default extractor: English pipeline + shipped gazetteer + trained recogniser."""
+        return cls.from_config(ExtractorConfig(model, use_gazetteer, use_entity_model))
+
+    @classmethod
+    def from_config(cls, config: ExtractorConfig) -> Extractor:
+        return cls(
+            load_nlp(config.spacy_model),
+            _default_gazetteer() if config.gazetteer else None,
+            EntityModel.load() if config.entity_model else None,
+        )
 
     def extract(self, paper: Paper) -> Extraction:
         """Extract one paper."""
@@ -102,14 +140,17 @@ class Extractor:
                 if text.strip() and paper.abstract:
                     jobs.append((i, part, text))
         repaired = [repair(text) for _, _, text in jobs]
-        docs = self.nlp.pipe((r.text for r in repaired), batch_size=batch_size)
+        docs = list(self.nlp.pipe((r.text for r in repaired), batch_size=batch_size))
+        model_spans = (self.entity_model.spans(docs) if self.entity_model is not None
+                       else [[] for _ in docs])
         per_paper: dict[int, list[ParsedField]] = {}
         sentences: dict[int, list[Span]] = {}
         parses: dict[int, list[FieldParse]] = {}  # for relations (kg.extract.relations)
-        for (i, part, _), fixed, doc in zip(jobs, repaired, docs, strict=True):
+        for (i, part, _), fixed, doc, spans in zip(jobs, repaired, docs, model_spans,
+                                                   strict=True):
             per_paper.setdefault(i, []).append(
                 ParsedField(part, fixed, collect(doc, is_title=part is Field.TITLE,
-                                                 gazetteer=self.gazetteer))
+                                                 gazetteer=self.gazetteer, model_spans=spans))
             )
             sentences.setdefault(i, []).extend(
                 Span(part, *fixed.to_original(s.start_char, s.end_char)) for s in doc.sents
@@ -119,7 +160,8 @@ class Extractor:
             fields = per_paper.get(i, [])
             original = {f.field: paper.text(f.field) for f in fields}
             lookup = self.gazetteer.lookup if self.gazetteer is not None else _no_entries
-            mentions = assemble(original, fields, lookup)
+            mentions = assemble(original, fields, lookup,
+                                model_runs=self.entity_model is not None)
             acronyms = tuple(
                 Acronym(short, long, Span(f.field, *f.repaired.to_original(s, e)))
                 for f in fields
@@ -145,10 +187,10 @@ def _no_entries(label: str) -> Sequence[Entry]:
 _WORKER: Extractor | None = None
 
 
-def _init_worker(model: str | None, use_gazetteer: bool) -> None:
+def _init_worker(config: ExtractorConfig) -> None:
     global _WORKER
     if _WORKER is None:
-        _WORKER = Extractor.load(model, use_gazetteer=use_gazetteer)
+        _WORKER = cached_extractor(config)
 
 
 def _work(batch: list[Paper]) -> list[Extraction]:
@@ -161,8 +203,7 @@ def _parallel(
     *,
     n_process: int,
     batch_size: int,
-    model: str | None = None,
-    use_gazetteer: bool = True,
+    config: ExtractorConfig = ExtractorConfig(),
 ) -> Iterator[Extraction]:
     """Fan batches of papers out to `n_process` workers; results come back in input order.
 
@@ -170,15 +211,14 @@ def _parallel(
     (copy-on-write), which saves each worker seconds of imports and model loading.
     """
     global _WORKER
-    methods = mp.get_all_start_methods()
-    if "fork" in methods:
+    if "fork" in mp.get_all_start_methods():
         ctx = mp.get_context("fork")
-        if _WORKER is None:
-            _WORKER = Extractor.load(model, use_gazetteer=use_gazetteer)
+        _WORKER = cached_extractor(config)
     else:
         ctx = mp.get_context("spawn")
+        _WORKER = None
     batches = _batched(papers, batch_size)
-    with ctx.Pool(n_process, initializer=_init_worker, initargs=(model, use_gazetteer)) as pool:
+    with ctx.Pool(n_process, initializer=_init_worker, initargs=(config,)) as pool:
         for result in pool.imap(_work, batches):
             yield from result
 

@@ -26,6 +26,7 @@ from kg.extract.candidates import (
     Occurrence,
     is_generic_label,
 )
+from kg.extract.entity_model import EXTRACTOR_MODEL
 from kg.extract.lexicon import GENERIC_HEADS
 from kg.extract.terms import head_type
 from kg.extract.textfix import Repaired
@@ -35,6 +36,7 @@ from kg.vocab import Entry
 
 EXTRACTOR_RULES = "rules"
 EXTRACTOR_GAZETTEER = "gazetteer"
+_EXTRACTORS = {"gazetteer": EXTRACTOR_GAZETTEER, "model": EXTRACTOR_MODEL}
 
 DEFAULT_ROLE = {
     ConceptType.TASK: Role.ADDRESSES,
@@ -44,7 +46,7 @@ DEFAULT_ROLE = {
     ConceptType.METHOD: Role.USES,
     ConceptType.CONCEPT: Role.MENTIONS,
 }
-_KIND_PRIORITY = {"acronym": 0, "name": 1, "gazetteer": 2, "chunk": 3}
+_KIND_PRIORITY = {"acronym": 0, "name": 1, "gazetteer": 2, "chunk": 3, "model": 4}
 _MODEL_NAME = re.compile(r"\d+(\.\d+)?[BbMm]\b|-(Instruct|Chat|Base|base|chat|instruct)\b|"
                          r"^(GPT|Llama|LLaMA|Qwen|Mistral|Mixtral|Gemma|Claude|Gemini|Phi|"
                          r"DeepSeek|Vicuna|Falcon|OPT|BERT|RoBERTa|T5|ViT|CLIP|ResNet)")
@@ -74,8 +76,13 @@ class CandidateGroup:
         return [o.role for _, o in self.occurrences if o.role is not None]
 
 
-def acceptance(entry: CandidateGroup, gazetteer: GazetteerLookup) -> str | None:
-    """Why this candidate becomes a concept of its paper (a short reason), or None."""
+def acceptance(
+    entry: CandidateGroup, gazetteer: GazetteerLookup, *, model_runs: bool = False
+) -> str | None:
+    """Why this candidate becomes a concept of its paper (a short reason), or None.
+
+    `model_runs`: the trained recogniser tagged this paper, so its agreement can be asked for.
+    """
     kinds = entry.kinds
     label = entry.labels.most_common(1)[0][0]
     if is_generic_label(label) or len(entry.key) < 2:
@@ -96,8 +103,13 @@ def acceptance(entry: CandidateGroup, gazetteer: GazetteerLookup) -> str | None:
     if " and " in f" {entry.key} " or " or " in f" {entry.key} ":
         # "approximation and estimation": a coordination, not one term
         return "gazetteer phrase" if specific_gaz else None
+    # The trained recogniser agreeing that the span is an entity (when it runs).
+    model_agrees = "model" in kinds or not model_runs
     if "gazetteer" in kinds or entries:
-        if len(words) > 1 and specific_gaz:
+        curated = any(not e.generic and e.source != "cso" for e in entries)
+        if len(words) > 1 and specific_gaz and (curated or model_agrees or entry.count >= 2):
+            # CSO's topics include broad phrases ("theoretical analysis"): they need the
+            # model's agreement or a second mention.
             return "gazetteer phrase"
         if specific_gaz and entry.count >= 2:
             return "gazetteer word, repeated"
@@ -107,6 +119,8 @@ def acceptance(entry: CandidateGroup, gazetteer: GazetteerLookup) -> str | None:
         return "gazetteer generic, repeated" if entry.count >= 3 else None
     if len(words) == 1:
         return None  # a lone word is a concept only when the gazetteer knows it (above)
+    if kinds == {"model"}:
+        return None  # the recogniser alone proposes too much (its spans are SciERC-wide)
     if words[-1] in GENERIC_HEADS:
         # "labeled data", "downstream task": a generic head needs an established, repeated
         # phrase ("diffusion model" is one, and the gazetteer knows it anyway) — or, for a
@@ -130,7 +144,11 @@ def acceptance(entry: CandidateGroup, gazetteer: GazetteerLookup) -> str | None:
 
 # Weight of one source's vote for a type, by how well its typing can be trusted.
 _SOURCE_WEIGHT = {"cso": 0.5}
-_EPONYM = re.compile(r"^[A-Z][\w-]*['’]s? [a-z]")
+_EPONYM = re.compile(
+    r"^[A-Z][a-z]+['’]s? (?:divergence|distance|rule|theorem|law|inequality|method|algorithm|"
+    r"bound|lemma|criterion|equation|index|coefficient|test|loss|metric|score|model|process|"
+    r"transform|kernel|information|matrix|estimator|principle)$"
+)
 _TITLE_WORD = re.compile(r"^[A-ZÀ-Ý][a-zß-ÿ]+$")
 
 
@@ -235,6 +253,8 @@ def assemble(
     original: dict[Field, str],
     fields: list[ParsedField],
     gazetteer: GazetteerLookup,
+    *,
+    model_runs: bool = False,
 ) -> list[Mention]:
     """The mentions of one paper (see module docstring)."""
     acronyms: dict[str, str] = {}
@@ -264,14 +284,15 @@ def assemble(
                 entry.long_form = acronyms[long_keys[key]]
             if occ.role is Role.PROPOSES:
                 proposal_sentences.add((pf.field, occ.sentence))
-    accepted = {k: e for k, e in entries.items() if acceptance(e, gazetteer)}
+    accepted = {k: e for k, e in entries.items()
+                if acceptance(e, gazetteer, model_runs=model_runs)}
     # Where accepted candidates overlap the longest wins ("distributed speculative inference"
     # over the "speculative inference" inside it); only what survives counts as evidence for
     # a concept's acceptance, type and role.
     survivors = _resolve_overlaps(fields, accepted)
     for key, entry in list(accepted.items()):
         entry.occurrences = survivors.get(key, [])
-        if not entry.occurrences or not acceptance(entry, gazetteer):
+        if not entry.occurrences or not acceptance(entry, gazetteer, model_runs=model_runs):
             del accepted[key]
     proposed_keys = {k for k, e in accepted.items() if Role.PROPOSES in e.roles}
     decided: dict[str, tuple[ConceptType, Role]] = {}
@@ -311,7 +332,10 @@ def _resolve_overlaps(
                 if f is pf.field:
                     spans.append((occ.char_start, occ.char_end,
                                   _KIND_PRIORITY[occ.term.kind], key, occ))
-        spans.sort(key=lambda s: (-(s[1] - s[0]), s[2], s[0]))
+        # An acronym definition fixes its long form's boundaries; the model's spans are wide
+        # (SciERC annotates whole phrases) and only fill gaps; otherwise the longest wins.
+        spans.sort(key=lambda s: (s[4].term.kind != "acronym", s[4].term.kind == "model",
+                                  -(s[1] - s[0]), s[2], s[0]))
         taken: list[tuple[int, int]] = []
         for start, end, _, key, occ in spans:
             if any(start < e and s < end for s, e in taken):
@@ -356,8 +380,7 @@ def _mentions(
                     sentence=Span(pf.field, s_start, s_end),
                     ctype=ctype,
                     role=role,
-                    extractor=EXTRACTOR_GAZETTEER if occ.term.kind == "gazetteer"
-                    else EXTRACTOR_RULES,
+                    extractor=_EXTRACTORS.get(occ.term.kind, EXTRACTOR_RULES),
                     long_form=entry.long_form if is_short else None,
                     short_form=entry.short_form if not is_short and entry.short_form else None,
                 )

@@ -15,11 +15,12 @@ from dataclasses import dataclass
 from spacy.tokens import Doc, Span
 
 from kg.extract.acronyms import Definition, find_definitions, short_key
+from kg.extract.entity_model import ModelSpan
 from kg.extract.gazetteer_match import GazetteerIndex, gazetteer_spans
 from kg.extract.lexicon import GENERIC_HEADS, HEAD_TYPES, NAME_TYPE_CUES
 from kg.extract.names import looks_title_cased, name_spans
 from kg.extract.roles import introduced_tokens, token_roles
-from kg.extract.terms import Term, chunk_terms, head_type, label_of, trim
+from kg.extract.terms import Term, chunk_terms, has_finite_verb, head_type, label_of, trim
 from kg.types import ConceptType, Role
 from kg.vocab import Entry
 
@@ -149,8 +150,23 @@ def _title_prefix(doc: Doc) -> str | None:
     return None
 
 
+def _model_terms(doc: Doc, spans: Sequence[ModelSpan]) -> list[Term]:
+    """Terms from the trained recogniser's spans, trimmed like noun phrases."""
+    terms = []
+    for span in spans:
+        tokens = trim(doc[span.start : span.end])
+        label = label_of(tokens)
+        if tokens and label and any(t.is_alpha for t in tokens) and not has_finite_verb(tokens):
+            terms.append(Term(tokens[0].i, tokens[-1].i + 1, label, "model", span.ctype))
+    return terms
+
+
 def collect(
-    doc: Doc, *, is_title: bool = False, gazetteer: GazetteerIndex | None = None
+    doc: Doc,
+    *,
+    is_title: bool = False,
+    gazetteer: GazetteerIndex | None = None,
+    model_spans: Sequence[ModelSpan] = (),
 ) -> FieldCandidates:
     """All candidate occurrences in one parsed field."""
     title_case = is_title and looks_title_cased(doc.text)
@@ -163,6 +179,7 @@ def collect(
         for s in names
     ]
     terms += _gazetteer_terms(doc, gazetteer)
+    terms += _model_terms(doc, model_spans)
     terms += chunk_terms(doc, names)
     roles = token_roles(doc)
     introduced = introduced_tokens(doc)

@@ -37,7 +37,7 @@ class Term:
     start: int
     end: int
     label: str
-    kind: str  # "name" | "chunk" | "gazetteer" | "acronym"
+    kind: str  # "name" | "chunk" | "gazetteer" | "acronym" | "model"
     head_type: ConceptType | None = None
     # The phrase was followed by a head that names it a method ("rectified flow technique").
     method_head: bool = False
@@ -134,6 +134,15 @@ def trim(span: Span, *, keep_pos: bool = False) -> list[Token]:
     return tokens
 
 
+_FINITE = frozenset({"VBZ", "VBD", "VBP", "MD"})
+
+
+def has_finite_verb(tokens: list[Token]) -> bool:
+    """A finite verb inside a noun phrase means the parser glued a clause to it ("DSI
+    leverages speculation parallelism"): no term."""
+    return any(t.tag_ in _FINITE for t in tokens)
+
+
 def head_type(word: str) -> ConceptType | None:
     """The type a head noun gives its phrase, if any.
 
@@ -181,7 +190,7 @@ def chunk_terms(doc: Doc, name_spans: list[Span]) -> list[Term]:
         else:
             method_head = False
         label = label_of(tokens)
-        if not label or not any(t.is_alpha for t in tokens):
+        if not label or not any(t.is_alpha for t in tokens) or has_finite_verb(tokens):
             continue
         terms.append(Term(tokens[0].i, tokens[-1].i + 1, label, "chunk", htype, method_head))
     return terms
