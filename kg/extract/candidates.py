@@ -79,6 +79,8 @@ def _following_cue(doc: Doc, term: Term) -> tuple[ConceptType, float] | None:
     return None
 
 
+# How much the type a term's source gives it counts in the paper's vote.
+_HEAD_CUE_WEIGHT = {"gazetteer": 2.0, "chunk": 1.0, "name": 1.0, "acronym": 1.0, "model": 0.5}
 _BENCHMARK_NAME = re.compile(r"(Bench|bench|Benchmark|Eval|Arena|Corpus|Set)\b")
 
 
@@ -132,8 +134,7 @@ def _gazetteer_terms(doc: Doc, index: GazetteerIndex | None) -> list[Term]:
     spans = [s for s in gazetteer_spans(doc, index) if not _inside_word(s)]
     # No type here: the gazetteer votes once, per entry source, when the paper's types are set.
     return [
-        Term(s.start, s.end, label_of(list(s)) or s.text, "gazetteer",
-             head_type(s[-1].text) if len(s) > 1 else None)
+        Term(s.start, s.end, label_of(list(s)) or s.text, "gazetteer", head_type(s[-1].text))
         for s in spans
         if not _is_premodifier(s) and not (len(s) == 1 and s[0].pos_ in {"VERB", "AUX"})
     ]
@@ -198,7 +199,8 @@ def collect(
         span = doc[term.start : term.end]
         cues: list[tuple[ConceptType, float]] = []
         if term.head_type is not None:
-            cues.append((term.head_type, 2.0 if term.kind == "gazetteer" else 1.0))
+            # The model's SciERC label maps coarsely to our types: a weak vote.
+            cues.append((term.head_type, _HEAD_CUE_WEIGHT[term.kind]))
         for cue in (_appos_cue(span), _following_cue(doc, term), _name_shape_cue(term)):
             if cue is not None:
                 cues.append(cue)
