@@ -12,9 +12,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kg.namespaces import DEFAULT_BASE
 from kg.types import ConceptType, Corpus, Role
+
+if TYPE_CHECKING:
+    from kg.extract import ExtractorConfig
 
 ProgressFactory = Callable[[int], Callable[[int], None]]
 """Given the number of papers to extract, returns the per-paper progress callback."""
@@ -73,6 +77,7 @@ def run_build(
     html: str | Path | None = None,
     n_process: int | None = None,
     progress: ProgressFactory | None = None,
+    config: ExtractorConfig | None = None,
 ) -> BuildSummary:
     """Read `inputs`, extract and canonicalise, write the graph to `output` (format from
     `fmt` or the file extension), optionally load it into an Oxigraph store and draw the page.
@@ -88,7 +93,7 @@ def run_build(
     papers = list(read_papers(inputs, report=report, strict=strict))
     with_abstract = sum(1 for p in papers if p.abstract)
     callback = progress(with_abstract) if progress is not None else None
-    corpus = build_corpus(papers, n_process=n_process, progress=callback)
+    corpus = build_corpus(papers, n_process=n_process, progress=callback, config=config)
     corpus.skipped = list(report.skipped)
     triples = build_triples(corpus, base=base, include_ontology=True)
     output.parent.mkdir(parents=True, exist_ok=True)

@@ -6,8 +6,9 @@
 Each round times, in this order and in this one process:
   1. bare `nlp.pipe` of en_core_web_sm with all its components, over the titles and abstracts;
   2. bare `nlp.pipe` with the components the build runs (its OntoNotes `ner` excluded);
-  3. the whole build (`kg.build.run_build`: read, load the pipeline, extract, canonicalise,
-     build triples, write Turtle) into a temporary folder.
+  3. the whole build without the trained entity recogniser (rules + gazetteer);
+  4. the whole build as `kg build` runs it (rules + gazetteer + recogniser): read, load,
+     extract, canonicalise, link, build triples, write Turtle, into a temporary folder.
 Both spaCy runs use the same number of processes as the build. The machine is shared and
 noisy, so the ratios are taken within a round and the medians reported. Peak RSS covers this
 process and its worker processes.
@@ -26,6 +27,7 @@ from pathlib import Path
 import spacy
 
 from kg.build import run_build
+from kg.extract import ExtractorConfig
 from kg.extract.pipeline import EXCLUDE, english_model_name
 from kg.extract.textfix import repair
 from kg.ingest import read_papers
@@ -74,26 +76,30 @@ def main() -> int:
     print(f"input: {args.input.name}: {papers} papers with abstracts, {len(texts)} texts; "
           f"model {model}; {processes} process(es)")
     print("| round | bare spaCy, all components (s) | bare spaCy, build's components (s) "
-          "| whole build (s) | build / bare all | build / bare same |")
-    print("|---|---|---|---|---|---|")
+          "| build, rules + gazetteer (s) | build, + recogniser (s) "
+          "| rules build / bare same | full build / bare same | full / rules build |")
+    print("|---|---|---|---|---|---|---|---|")
     rows = []
     for n in range(1, args.rounds + 1):
         bare_full = _pipe_seconds(full, texts, processes)
         bare_lean = _pipe_seconds(lean, repaired, processes)
-        with tempfile.TemporaryDirectory() as tmp:
-            start = time.perf_counter()
-            summary = run_build([args.input], Path(tmp) / "graph.ttl", n_process=processes)
-            build = time.perf_counter() - start
-        rows.append((bare_full, bare_lean, build))
-        print(f"| {n} | {bare_full:.1f} | {bare_lean:.1f} | {build:.1f} "
-              f"| {build / bare_full:.2f} | {build / bare_lean:.2f} |")
+        timings = []
+        for config in (ExtractorConfig(entity_model=False), ExtractorConfig()):
+            with tempfile.TemporaryDirectory() as tmp:
+                start = time.perf_counter()
+                summary = run_build([args.input], Path(tmp) / "graph.ttl", n_process=processes,
+                                    config=config)
+                timings.append(time.perf_counter() - start)
+        rules, whole = timings
+        rows.append((bare_full, bare_lean, rules, whole))
+        print(f"| {n} | {bare_full:.1f} | {bare_lean:.1f} | {rules:.1f} | {whole:.1f} "
+              f"| {rules / bare_lean:.2f} | {whole / bare_lean:.2f} | {whole / rules:.2f} |")
         sys.stdout.flush()
     med = [statistics.median(col) for col in zip(*rows, strict=True)]
-    ratios_full = statistics.median(r[2] / r[0] for r in rows)
-    ratios_lean = statistics.median(r[2] / r[1] for r in rows)
-    print(f"| median | {med[0]:.1f} | {med[1]:.1f} | {med[2]:.1f} | {ratios_full:.2f} "
-          f"| {ratios_lean:.2f} |")
-    print(f"papers/s (whole build, median): {papers / med[2]:.1f}")
+    ratio = [statistics.median(r[i] / r[j] for r in rows) for i, j in ((2, 1), (3, 1), (3, 2))]
+    print(f"| median | {med[0]:.1f} | {med[1]:.1f} | {med[2]:.1f} | {med[3]:.1f} "
+          f"| {ratio[0]:.2f} | {ratio[1]:.2f} | {ratio[2]:.2f} |")
+    print(f"papers/s (full build, median): {papers / med[3]:.1f}")
     print(f"triples: {summary.triples}; concepts: {sum(summary.concepts.values())}; "
           f"links: {sum(summary.links.values())}")
     print(f"peak RSS: {_peak_rss_mb():.0f} MB")
