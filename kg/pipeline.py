@@ -48,7 +48,7 @@ def extract_corpus(
     stream = (
         cached_extractor(config).extract_all(todo)
         if processes <= 1
-        else _parallel(todo, n_process=processes, batch_size=16, config=config)
+        else _parallel(todo, n_process=processes, batch_size=32, config=config)
     )
     results: dict[str, Extraction] = {}
     for extraction in stream:
