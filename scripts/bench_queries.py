@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing as mp
+import signal
 import statistics
 import subprocess
 import sys
@@ -170,7 +171,9 @@ class RdflibRunner:
 
     def _start(self) -> float:
         self.conn, child = self.context.Pipe()
-        self.process = self.context.Process(target=_rdflib_worker, args=(child, self.graph))
+        self.process = self.context.Process(
+            target=_rdflib_worker, args=(child, self.graph), daemon=True
+        )
         self.process.start()
         return float(self.conn.recv())
 
@@ -246,6 +249,8 @@ def main() -> None:
     parser.add_argument("--no-rdflib", action="store_true", help="time Oxigraph only")
     parser.add_argument("--out", type=Path, help="also write the report here")
     args = parser.parse_args()
+    # Exit through SystemExit on SIGTERM so that the rdflib worker (a daemon) is stopped too.
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
 
     import queries
     from kg.query import open_source
