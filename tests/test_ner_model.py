@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from kg.cli import main
 from kg.errors import ModelError
-from kg.ner.model import MODEL_DIR, TaggedSpan, load_model, tag
+from kg.ner.model import MODEL_DIR, TaggedSpan, entity_labels, load_model, tag
 from kg.ner.train import TrainOptions, train_model
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ner"
@@ -19,7 +19,7 @@ SCIERC_LABELS = {"Task", "Method", "Metric", "Material", "OtherScientificTerm", 
 
 def test_shipped_model_loads_offline_and_tags_a_sentence() -> None:
     nlp = load_model()
-    assert set(nlp.get_pipe("ner").labels) == SCIERC_LABELS
+    assert set(entity_labels(nlp)) == SCIERC_LABELS
     text = (
         "We propose a graph neural network for semi-supervised node classification "
         "and evaluate it on the Cora dataset, where it improves accuracy."
@@ -32,7 +32,9 @@ def test_shipped_model_loads_offline_and_tags_a_sentence() -> None:
         assert span.label in SCIERC_LABELS
     found = {(s.text, s.label) for s in spans}
     assert ("node classification", "Task") in found or (
-        "semi-supervised node classification", "Task") in found
+        "semi-supervised node classification",
+        "Task",
+    ) in found
     assert ("accuracy", "Metric") in found
 
 
@@ -49,8 +51,9 @@ def test_missing_model_is_a_model_error(tmp_path: Path) -> None:
 
 def test_training_end_to_end_on_a_tiny_subset(tmp_path: Path) -> None:
     options = TrainOptions(limit=2, max_steps=6, eval_frequency=3, width=32, depth=1)
-    result = train_model(FIXTURES / "tiny_scierc.json", FIXTURES / "tiny_scierc.json",
-                         tmp_path / "model", options)
+    result = train_model(
+        FIXTURES / "tiny_scierc.json", FIXTURES / "tiny_scierc.json", tmp_path / "model", options
+    )
     nlp = load_model(result.model_dir)
     assert nlp.pipe_names == ["tok2vec", "ner"]
     assert list(tag(["BERT for question answering."], nlp))  # runs on raw text
@@ -71,19 +74,41 @@ def test_training_is_reproducible(tmp_path: Path) -> None:
 def test_kg_train_command(tmp_path: Path) -> None:
     data = str(FIXTURES / "tiny_scierc.json")
     out = tmp_path / "cli-model"
-    result = CliRunner().invoke(main, [
-        "train", "--train", data, "--dev", data, "-o", str(out), "--steps", "3",
-        "--width", "32", "--depth", "1",
-    ])
+    result = CliRunner().invoke(
+        main,
+        [
+            "train",
+            "--train",
+            data,
+            "--dev",
+            data,
+            "-o",
+            str(out),
+            "--steps",
+            "3",
+            "--width",
+            "32",
+            "--depth",
+            "1",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert "ALL" in result.output and (out / "config.cfg").is_file()
 
 
 def test_kg_train_reports_bad_input_cleanly(tmp_path: Path) -> None:
-    result = CliRunner().invoke(main, [
-        "train", "--train", str(FIXTURES / "bad_span_scierc.json"),
-        "--dev", str(FIXTURES / "tiny_scierc.json"), "-o", str(tmp_path / "m"),
-    ])
+    result = CliRunner().invoke(
+        main,
+        [
+            "train",
+            "--train",
+            str(FIXTURES / "bad_span_scierc.json"),
+            "--dev",
+            str(FIXTURES / "tiny_scierc.json"),
+            "-o",
+            str(tmp_path / "m"),
+        ],
+    )
     assert result.exit_code == 2
     assert "bad_span_scierc.json, record 1" in result.output
 
@@ -91,3 +116,16 @@ def test_kg_train_reports_bad_input_cleanly(tmp_path: Path) -> None:
 def test_kg_train_has_help() -> None:
     result = CliRunner().invoke(main, ["train", "--help"])
     assert result.exit_code == 0 and "--vectors" in result.output
+
+
+def test_spancat_variant_trains_and_tags(tmp_path: Path) -> None:
+    options = TrainOptions(
+        component="spancat", limit=2, max_steps=4, eval_frequency=2, width=32, depth=1
+    )
+    data = FIXTURES / "tiny_scierc.json"
+    result = train_model(data, data, tmp_path / "sc", options)
+    nlp = load_model(result.model_dir)
+    assert set(entity_labels(nlp)) <= SCIERC_LABELS
+    assert "spancat" in nlp.pipe_names
+    (spans,) = tag(["BERT for question answering."], nlp)
+    assert all(s.label in SCIERC_LABELS for s in spans)

@@ -54,6 +54,12 @@ _DATA = Path("..") / "shared" / "data"
     default=None,
     help="Pretrained tok2vec weights from scripts/train_pretrain.py (same width/depth/vectors).",
 )
+@click.option(
+    "--component",
+    type=click.Choice(["ner", "spancat"]),
+    default=None,
+    help="The entity component to train [default: the shipped model's, see docs/MODEL.md].",
+)
 @click.option("--width", type=int, default=None, help="tok2vec width.")
 @click.option("--depth", type=int, default=None, help="tok2vec CNN depth.")
 @click.option("--steps", type=int, default=None, help="Maximum training steps.")
@@ -72,6 +78,7 @@ def train_command(
     vectors: Path | None,
     tdmsci: Path | None,
     init_tok2vec: Path | None,
+    component: str | None,
     width: int | None,
     depth: int | None,
     steps: int | None,
@@ -88,7 +95,7 @@ def train_command(
     options = TrainOptions(
         vectors=vectors, tdmsci=tdmsci, init_tok2vec=init_tok2vec, seed=seed, limit=limit
     )
-    sizes = {"width": width, "depth": depth, "max_steps": steps}
+    sizes = {"component": component, "width": width, "depth": depth, "max_steps": steps}
     options = replace(options, **{k: v for k, v in sizes.items() if v is not None})
     try:
         result = train_model(train_path, dev_path, output or MODEL_DIR, options)

@@ -74,3 +74,11 @@ def tag(
             TaggedSpan(doc[s:e].start_char, doc[s:e].end_char, label, doc[s:e].text)
             for s, e, label in predicted_spans(doc)
         )
+
+
+def entity_labels(nlp: Language) -> tuple[str, ...]:
+    """The labels of a pipeline's entity component (`ner` or `spancat`)."""
+    for name in ("ner", "spancat"):
+        if name in nlp.pipe_names:
+            return tuple(nlp.get_pipe(name).labels)  # type: ignore[attr-defined]
+    raise ModelError(f"the pipeline has no ner or spancat component (it has {nlp.pipe_names})")
