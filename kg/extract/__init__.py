@@ -211,12 +211,9 @@ def _parallel(
     (copy-on-write), which saves each worker seconds of imports and model loading.
     """
     global _WORKER
-    if "fork" in mp.get_all_start_methods():
-        ctx = mp.get_context("fork")
-        _WORKER = cached_extractor(config)
-    else:
-        ctx = mp.get_context("spawn")
-        _WORKER = None
+    fork = "fork" in mp.get_all_start_methods()
+    ctx = mp.get_context("fork" if fork else "spawn")
+    _WORKER = cached_extractor(config) if fork else None
     batches = _batched(papers, batch_size)
     with ctx.Pool(n_process, initializer=_init_worker, initargs=(config,)) as pool:
         for result in pool.imap(_work, batches):

@@ -160,8 +160,10 @@ def _usable(label: str, entries: Sequence[Entry]) -> list[Entry]:
     return list(entries)
 
 
-def _decide_type(entry: CandidateGroup, gazetteer: GazetteerLookup, proposed: bool) -> ConceptType:
-    votes: Counter[ConceptType] = Counter()
+def _decide_type(
+    entry: CandidateGroup, gazetteer: GazetteerLookup, proposed: bool
+) -> ConceptType:
+    votes: dict[ConceptType, float] = defaultdict(float)
     for _, occ in entry.occurrences:
         for ctype, weight in occ.type_cues:
             votes[ctype] += weight
@@ -275,10 +277,10 @@ def assemble(
             entry = entries.setdefault(key, CandidateGroup(key))
             entry.occurrences.append((pf.field, occ))
             entry.labels[occ.term.label] += 1
-            short = _short_of(occ.term.label, acronyms)
-            if short is not None:
-                entry.long_form = acronyms[short]
-                entry.short_form = short
+            defined = _short_of(occ.term.label, acronyms)
+            if defined is not None:
+                entry.long_form = acronyms[defined]
+                entry.short_form = defined
             elif key in long_keys:
                 entry.short_form = long_keys[key]
                 entry.long_form = acronyms[long_keys[key]]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any
 
 from spacy.language import Language
 
@@ -62,8 +63,8 @@ _MAGNITUDE = re.compile(r"^\d+(\.\d+)?[KMBT]$")
 
 def install_name_tokens(nlp: Language) -> None:
     """Make `nlp`'s tokenizer keep name-like hyphenated strings whole (idempotent)."""
-    tokenizer = nlp.tokenizer
-    previous: Callable[[str], object] | None = tokenizer.token_match  # type: ignore[attr-defined]
+    tokenizer: Any = nlp.tokenizer  # spaCy's Tokenizer (typed as a plain callable)
+    previous: Callable[[str], object] | None = tokenizer.token_match
     if getattr(previous, "_kg_names", False):
         return
 
@@ -73,4 +74,4 @@ def install_name_tokens(nlp: Language) -> None:
         return bool(previous(text)) if previous is not None else False
 
     token_match._kg_names = True  # type: ignore[attr-defined]
-    tokenizer.token_match = token_match  # type: ignore[attr-defined]
+    tokenizer.token_match = token_match
