@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from kg.cli import main
 from kg.errors import ModelError
-from kg.ner.model import MODEL_DIR, TaggedSpan, entity_labels, load_model, tag
+from kg.ner.model import MODEL_DIR, NER_MODEL_DIR, TaggedSpan, entity_labels, load_model, tag
 from kg.ner.train import TrainOptions, train_model
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ner"
@@ -55,7 +55,7 @@ def test_training_end_to_end_on_a_tiny_subset(tmp_path: Path) -> None:
         FIXTURES / "tiny_scierc.json", FIXTURES / "tiny_scierc.json", tmp_path / "model", options
     )
     nlp = load_model(result.model_dir)
-    assert nlp.pipe_names == ["tok2vec", "ner"]
+    assert nlp.pipe_names == ["tok2vec", "spancat"]
     assert list(tag(["BERT for question answering."], nlp))  # runs on raw text
     record = json.loads((result.model_dir / "training.json").read_text())
     assert record["options"]["max_steps"] == 6
@@ -67,8 +67,8 @@ def test_training_is_reproducible(tmp_path: Path) -> None:
     data = FIXTURES / "tiny_scierc.json"
     a = train_model(data, data, tmp_path / "a", options)
     b = train_model(data, data, tmp_path / "b", options)
-    weights = "ner/model"
-    assert (a.model_dir / weights).read_bytes() == (b.model_dir / weights).read_bytes()
+    for weights in ("tok2vec/model", "spancat/model"):
+        assert (a.model_dir / weights).read_bytes() == (b.model_dir / weights).read_bytes()
 
 
 def test_kg_train_command(tmp_path: Path) -> None:
@@ -118,14 +118,20 @@ def test_kg_train_has_help() -> None:
     assert result.exit_code == 0 and "--vectors" in result.output
 
 
-def test_spancat_variant_trains_and_tags(tmp_path: Path) -> None:
+def test_ner_variant_trains_and_tags(tmp_path: Path) -> None:
     options = TrainOptions(
-        component="spancat", limit=2, max_steps=4, eval_frequency=2, width=32, depth=1
+        component="ner", limit=2, max_steps=4, eval_frequency=2, width=32, depth=1
     )
     data = FIXTURES / "tiny_scierc.json"
-    result = train_model(data, data, tmp_path / "sc", options)
+    result = train_model(data, data, tmp_path / "ner", options)
     nlp = load_model(result.model_dir)
-    assert set(entity_labels(nlp)) <= SCIERC_LABELS
-    assert "spancat" in nlp.pipe_names
+    assert nlp.pipe_names == ["tok2vec", "ner"]
     (spans,) = tag(["BERT for question answering."], nlp)
     assert all(s.label in SCIERC_LABELS for s in spans)
+
+
+def test_shipped_ner_variant_loads_and_tags() -> None:
+    nlp = load_model(NER_MODEL_DIR)
+    assert set(entity_labels(nlp)) == SCIERC_LABELS
+    (spans,) = tag(["We report accuracy on ImageNet."], nlp)
+    assert ("accuracy", "Metric") in {(s.text, s.label) for s in spans}

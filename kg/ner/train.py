@@ -35,7 +35,7 @@ TDMSCI_TO_SCIERC = {"TASK": "Task", "DATASET": "Material", "METRIC": "Metric"}
 class TrainOptions:
     """What to train; the defaults are the shipped model's settings (docs/MODEL.md)."""
 
-    component: str = "ner"  # "ner" or "spancat"
+    component: str = "spancat"  # "spancat" or "ner"
     vectors: Path | None = None  # a .floret table from scripts/train_vectors.py
     tdmsci: Path | None = None  # TDMSci CoNLL to add to the training data
     init_tok2vec: Path | None = None  # weights from `spacy pretrain`
@@ -45,8 +45,8 @@ class TrainOptions:
     norm_rows: int = 5000
     dropout: float = 0.2
     learn_rate: float = 0.001
-    max_steps: int = 4000
-    patience: int = 1500
+    max_steps: int = 2500
+    patience: int = 1000
     eval_frequency: int = 100
     seed: int = 0
     limit: int = 0  # use only the first N training documents (0: all); for quick tests
