@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -95,8 +96,13 @@ def train_command(
     options = TrainOptions(
         vectors=vectors, tdmsci=tdmsci, init_tok2vec=init_tok2vec, seed=seed, limit=limit
     )
-    sizes = {"component": component, "width": width, "depth": depth, "max_steps": steps}
-    options = replace(options, **{k: v for k, v in sizes.items() if v is not None})
+    given: dict[str, Any] = {
+        "component": component,
+        "width": width,
+        "depth": depth,
+        "max_steps": steps,
+    }
+    options = replace(options, **{k: v for k, v in given.items() if v is not None})
     try:
         result = train_model(train_path, dev_path, output or MODEL_DIR, options)
     except KGError as exc:
