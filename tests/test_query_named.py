@@ -15,6 +15,7 @@ from kg.query.bind import resolve
 from kg.query.formats import compact
 from kg.query.sources import Source
 from kg.store import load_store
+from queries import ParamKind
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GRAPH = FIXTURES / "query_graph.ttl"
@@ -250,3 +251,40 @@ def test_named_queries_on_a_graph_from_the_rdf_builder(tmp_path: Path) -> None:
             assert row["text"].value in row["sentence"].value
         for name in queries.names():
             run_named(source, name, queries.get(name).example)  # each runs without error
+
+
+LABEL_QUERIES = [
+    name
+    for name in queries.names()
+    if any(p.kind is ParamKind.LABEL for p in queries.get(name).params)
+]
+
+
+@pytest.mark.parametrize("name", LABEL_QUERIES)
+def test_a_label_naming_two_concepts_means_the_same_on_every_engine(
+    engines: list[Source], name: str
+) -> None:
+    """ "SVD" names two concepts: the indexed store pre-binds both, rdflib scans; same rows."""
+    named = queries.get(name)
+    params = dict(named.example)
+    for param in named.params:
+        if param.kind is ParamKind.LABEL:
+            params[param.name] = "svd"
+    results = [run_named(source, name, params) for source in engines]
+    shown = [
+        sorted(f"{t} ." for t in r.triples)
+        if r.is_graph
+        else [[compact(t) for t in row] for row in r.rows]
+        for r in results
+    ]
+    assert shown[0] == shown[1] == shown[2]
+
+
+def test_both_concepts_of_an_ambiguous_label_are_found(engines: list[Source]) -> None:
+    for source in engines:
+        rows = run_named(source, "papers-using", {"concept": "svd"}).dicts()
+        assert sorted((compact(r["paper"]), compact(r["c"])) for r in rows) == [
+            ("paper/p3", "concept/stable-video-diffusion"),
+            ("paper/p4", "concept/stable-video-diffusion"),
+            ("paper/p6", "concept/singular-value-decomposition"),
+        ]

@@ -90,6 +90,26 @@ def test_only_the_groups_that_use_a_variable_get_its_values() -> None:
     assert group_starts(text.replace("@", ""), ["x"]) == expected
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # Used only inside EXISTS, MINUS, or a sub-SELECT that does not project it: the
+        # groups around do not have it in scope, so they get no VALUES (a block of several
+        # candidates there would multiply their rows).
+        "SELECT * WHERE { ?s ?p ?o FILTER EXISTS {@ ?s ?q ?x } }",
+        "SELECT * WHERE { ?s ?p ?o MINUS {@ ?s ?q ?x } }",
+        "SELECT ?s WHERE { { SELECT ?s (COUNT(*) AS ?n) WHERE {@ ?s ?p ?x } GROUP BY ?s } }",
+        "SELECT ?s WHERE { { SELECT ?s WHERE { ?s ?p ?o } GROUP BY ?s ?x } }",
+        # Projected by the sub-SELECT: in scope outside too.
+        "SELECT ?s WHERE {@ { SELECT ?x WHERE {@ ?s ?p ?x } } ?x ?q ?o }",
+        "SELECT ?s WHERE {@ { SELECT ?s ?x WHERE {@ ?s ?p ?x } } }",
+    ],
+)
+def test_values_go_where_the_variable_is_in_scope(text: str) -> None:
+    expected = [i - n for n, i in enumerate(i for i, ch in enumerate(text) if ch == "@")]
+    assert group_starts(text.replace("@", ""), ["x"]) == expected
+
+
 def test_a_variable_the_query_does_not_use_cannot_be_bound() -> None:
     with pytest.raises(QueryError, match=r"does not use \?conept"):
         inject_values("SELECT * WHERE { ?s ?p ?concept }", ["conept"], [['"x"']])

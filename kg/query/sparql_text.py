@@ -77,35 +77,48 @@ def query_form(text: str) -> str:
     )
 
 
+@dataclass(slots=True)
+class _Group:
+    at: int  # offset just after its "{"; -1 for the wrapper of a sub-SELECT
+    boundary: bool  # its variables are not in scope outside it (EXISTS, MINUS, sub-SELECT)
+    used: bool = False
+
+
 def group_starts(text: str, variables: Iterable[str] | None = None) -> list[int]:
     """The offsets just after every `{` that opens a group graph pattern.
 
     That is every `{` except a CONSTRUCT template, a VALUES data block and a group that holds
-    a sub-SELECT (whose own WHERE group is counted). With `variables`, only the groups that
-    use one of them (directly or in a nested group) are listed. The CONSTRUCT WHERE short
-    form has no group of its own, so it cannot take parameters.
+    a sub-SELECT (whose own WHERE group is counted). With `variables`, only the groups in
+    which one of them is in scope are listed: the group that uses it and the groups around,
+    up to the first EXISTS, MINUS or sub-SELECT (whose variables stay inside). The CONSTRUCT
+    WHERE short form has no group of its own, so it cannot take parameters.
     """
     wanted = None if variables is None else set(variables)
     found: list[int] = []
     items = list(tokens(text))
     skipping = False  # inside a template or data block (they hold no braces)
     values_pending = False
-    open_groups: list[tuple[int, bool]] = []  # (offset after "{", uses a wanted variable)
+    groups: list[_Group] = []
     for i, token in enumerate(items):
         previous = items[i - 1] if i > 0 else None
         if _is_word(token, "VALUES"):
             values_pending = True
         if token.kind == "var" and wanted is not None and token.text[1:] in wanted:
-            open_groups = [(at, True) for at, _ in open_groups]
+            for group in reversed(groups):
+                group.used = True
+                if group.boundary:
+                    break
         if token.kind != "punct" or token.text not in "{}":
             continue
         if token.text == "}":
             if skipping:
                 skipping = False
-            elif open_groups:
-                at, used = open_groups.pop()
-                if at >= 0 and (wanted is None or used):
-                    found.append(at)
+            elif groups:
+                group = groups.pop()
+                if group.at >= 0 and (wanted is None or group.used):
+                    found.append(group.at)
+                if groups and groups[-1].at < 0:
+                    groups[-1].boundary = True  # after its WHERE: GROUP BY, ORDER BY, HAVING
             continue
         if values_pending or _is_word(previous, "CONSTRUCT"):
             skipping, values_pending = True, False
@@ -115,9 +128,11 @@ def group_starts(text: str, variables: Iterable[str] | None = None) -> list[int]
                 "(CONSTRUCT { … } WHERE { … })"
             )
         elif i + 1 < len(items) and _is_word(items[i + 1], "SELECT"):
-            open_groups.append((-1, False))  # a sub-SELECT's wrapper: not a place for VALUES
+            groups.append(_Group(-1, boundary=False))  # not a place for VALUES
         else:
-            open_groups.append((token.start + 1, False))
+            in_subselect = bool(groups) and groups[-1].at < 0
+            boundary = in_subselect or _is_word(previous, "EXISTS") or _is_word(previous, "MINUS")
+            groups.append(_Group(token.start + 1, boundary))
     if not found and wanted is None:
         raise QueryError("the query has no group pattern ({ … }) to bind parameters in")
     return sorted(found)
