@@ -32,8 +32,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    import spacy
-    from confection import Config
+    from spacy.cli.init_config import fill_config
     from spacy.training.pretrain import pretrain
     from spacy.util import load_config
 
@@ -57,10 +56,10 @@ def main() -> None:
         overrides["paths.raw_text"] = str(raw)
         if args.vectors is not None:
             overrides["paths.vectors"] = str(_vectors_pipeline(args.vectors, work / "vectors"))
-        defaults = load_config(Path(spacy.__file__).parent / "default_config_pretraining.cfg")
-        config = defaults.merge(load_config(CONFIG))
-        config["pretraining"]["max_epochs"] = args.epochs
-        config = Config().from_str(config.to_str(), overrides=overrides)
+        overrides["pretraining.max_epochs"] = args.epochs
+        filled = work / "config.cfg"
+        fill_config(filled, CONFIG, pretraining=True, silent=True)
+        config = load_config(filled, overrides=overrides, interpolate=True)
         args.out.mkdir(parents=True, exist_ok=True)
         pretrain(config, args.out, use_gpu=-1, silent=False)
 
