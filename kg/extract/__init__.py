@@ -17,7 +17,7 @@ from itertools import islice
 from spacy.language import Language
 
 from kg.extract.assemble import ParsedField, assemble
-from kg.extract.candidates import collect
+from kg.extract.candidates import candidate_terms, collect
 from kg.extract.entity_model import EntityModel
 from kg.extract.gazetteer_match import GazetteerIndex
 from kg.extract.pipeline import load_nlp
@@ -141,16 +141,23 @@ class Extractor:
                     jobs.append((i, part, text))
         repaired = [repair(text) for _, _, text in jobs]
         docs = list(self.nlp.pipe((r.text for r in repaired), batch_size=batch_size))
-        model_spans = (self.entity_model.spans(docs) if self.entity_model is not None
-                       else [[] for _ in docs])
+        found = [
+            candidate_terms(doc, is_title=part is Field.TITLE, gazetteer=self.gazetteer)
+            for (_, part, _), doc in zip(jobs, docs, strict=True)
+        ]
+        model_spans = (
+            self.entity_model.spans(docs, [f.spans() for f in found])
+            if self.entity_model is not None else [[] for _ in docs]
+        )
         per_paper: dict[int, list[ParsedField]] = {}
         sentences: dict[int, list[Span]] = {}
         parses: dict[int, list[FieldParse]] = {}  # for relations (kg.extract.relations)
-        for (i, part, _), fixed, doc, spans in zip(jobs, repaired, docs, model_spans,
-                                                   strict=True):
+        for (i, part, _), fixed, doc, terms, spans in zip(
+            jobs, repaired, docs, found, model_spans, strict=True
+        ):
             per_paper.setdefault(i, []).append(
                 ParsedField(part, fixed, collect(doc, is_title=part is Field.TITLE,
-                                                 gazetteer=self.gazetteer, model_spans=spans))
+                                                 found=terms, model_spans=spans))
             )
             sentences.setdefault(i, []).extend(
                 Span(part, *fixed.to_original(s.start_char, s.end_char)) for s in doc.sents

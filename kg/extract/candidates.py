@@ -162,14 +162,22 @@ def _model_terms(doc: Doc, spans: Sequence[ModelSpan]) -> list[Term]:
     return terms
 
 
-def collect(
-    doc: Doc,
-    *,
-    is_title: bool = False,
-    gazetteer: GazetteerIndex | None = None,
-    model_spans: Sequence[ModelSpan] = (),
-) -> FieldCandidates:
-    """All candidate occurrences in one parsed field."""
+@dataclass(frozen=True, slots=True)
+class FieldTerms:
+    """The rule-based candidate terms of one field, before the recogniser weighs in."""
+
+    terms: list[Term]
+    definitions: list[Definition]
+
+    def spans(self) -> list[tuple[int, int]]:
+        """Distinct token spans of the terms (what the recogniser is asked about)."""
+        return sorted({(t.start, t.end) for t in self.terms})
+
+
+def candidate_terms(
+    doc: Doc, *, is_title: bool = False, gazetteer: GazetteerIndex | None = None
+) -> FieldTerms:
+    """Candidate terms from acronym definitions, names, the gazetteer and noun phrases."""
     title_case = is_title and looks_title_cased(doc.text)
     definitions = find_definitions(doc)
     names = name_spans(doc, title_case_text=title_case)
@@ -180,8 +188,23 @@ def collect(
         for s in names
     ]
     terms += _gazetteer_terms(doc, gazetteer)
-    terms += _model_terms(doc, model_spans)
     terms += chunk_terms(doc, names)
+    return FieldTerms(terms, definitions)
+
+
+def collect(
+    doc: Doc,
+    *,
+    is_title: bool = False,
+    gazetteer: GazetteerIndex | None = None,
+    found: FieldTerms | None = None,
+    model_spans: Sequence[ModelSpan] = (),
+) -> FieldCandidates:
+    """All candidate occurrences in one parsed field: the rule-based terms (`found`, computed
+    here when not given) plus the recogniser's spans, with roles and type cues."""
+    found = found or candidate_terms(doc, is_title=is_title, gazetteer=gazetteer)
+    definitions = found.definitions
+    terms = found.terms + _model_terms(doc, model_spans)
     roles = token_roles(doc)
     introduced = introduced_tokens(doc)
     sentences = list(doc.sents)
