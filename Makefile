@@ -39,6 +39,14 @@ gazetteer: install-test
 lexicon: install
 	$(BIN)/python scripts/build_lexicon.py ../shared/data/paperlists kg/data
 
+## Retrain the shipped entity recogniser (about an hour of CPU; docs/MODEL.md).
+model: install-test
+	mkdir -p build/model
+	$(BIN)/python scripts/train_vectors.py build/model/vectors.floret
+	$(BIN)/python scripts/train_pretrain.py build/model/pretrain --vectors build/model/vectors.floret --epochs 1
+	$(BIN)/kg train --vectors build/model/vectors.floret --init-tok2vec build/model/pretrain/model0.bin
+	$(BIN)/kg train --component ner --steps 4000 -o kg/data/model_ner --vectors build/model/vectors.floret --init-tok2vec build/model/pretrain/model0.bin
+
 ## Build-speed benchmark on ../shared/data/paperlists/colm2025.json.gz (prints figures).
 bench: install-test
 	$(BIN)/python scripts/bench_build.py
