@@ -66,18 +66,6 @@ class _MergedLink:
     mentions: list[Mention] = field(default_factory=list)
 
 
-def _str(value: str) -> tuple[Literal, str]:
-    return Literal(value), value
-
-
-def _int(value: int) -> tuple[Literal, str]:
-    text = str(value)
-    return Literal(text, datatype=t.XSD_INTEGER), text
-
-
-def _iri(value: str) -> tuple[NamedNode, str]:
-    return NamedNode(value), value
-
 
 def _const(node: NamedNode) -> tuple[NamedNode, str]:
     return node, node.value
@@ -184,34 +172,34 @@ class _GraphBuilder:
         s = self.paper_iri[key]
         add = self.out.add
         add(s, t.RDF_TYPE, *_ARTICLE)
-        add(s, t.DCTERMS_IDENTIFIER, *_str(key))
+        add(s, t.DCTERMS_IDENTIFIER, *t.str_term(key))
         if paper.title:
-            add(s, t.DCTERMS_TITLE, *_str(paper.title))
+            add(s, t.DCTERMS_TITLE, *t.str_term(paper.title))
         if paper.abstract:
-            add(s, t.DCTERMS_ABSTRACT, *_str(paper.abstract))
+            add(s, t.DCTERMS_ABSTRACT, *t.str_term(paper.abstract))
         if paper.collection:
             collection = self.iris.collection(paper.collection)
-            add(s, t.DCTERMS_IS_PART_OF, *_iri(collection))
+            add(s, t.DCTERMS_IS_PART_OF, *t.iri_term(collection))
             add(collection, t.RDF_TYPE, *_COLLECTION)
-            add(collection, t.RDFS_LABEL, *_str(paper.collection))
+            add(collection, t.RDFS_LABEL, *t.str_term(paper.collection))
         authors = [name for name in paper.authors if name.strip()]
         for name in authors:
             person = self.iris.person(name)
-            add(s, t.SCHEMA_AUTHOR, *_iri(person))
+            add(s, t.SCHEMA_AUTHOR, *t.iri_term(person))
             add(person, t.RDF_TYPE, *_PERSON)
-            add(person, t.SCHEMA_NAME, *_str(name))
+            add(person, t.SCHEMA_NAME, *t.str_term(name))
         if authors:
-            add(s, t.KG_AUTHOR_LIST, *_str("; ".join(authors)))
+            add(s, t.KG_AUTHOR_LIST, *t.str_term("; ".join(authors)))
         for keyword in paper.keywords:
             if keyword.strip():
-                add(s, t.SCHEMA_KEYWORDS, *_str(keyword))
+                add(s, t.SCHEMA_KEYWORDS, *t.str_term(keyword))
         if paper.year is not None:
             year = f"{paper.year:04d}"
             add(s, t.SCHEMA_DATE_PUBLISHED, Literal(year, datatype=t.XSD_GYEAR), year)
         if paper.venue:
-            add(s, t.KG_VENUE, *_str(paper.venue))
+            add(s, t.KG_VENUE, *t.str_term(paper.venue))
         if paper.status:
-            add(s, t.KG_STATUS, *_str(paper.status))
+            add(s, t.KG_STATUS, *t.str_term(paper.status))
         self._web_links(s, key, paper)
 
     def _web_links(self, s: str, key: str, paper: Paper) -> None:
@@ -219,7 +207,7 @@ class _GraphBuilder:
         if paper.url:
             page = self._checked_url(key, paper, paper.url)
             if page:
-                self.out.add(s, t.SCHEMA_URL, *_iri(page))
+                self.out.add(s, t.SCHEMA_URL, *t.iri_term(page))
         extraction = self.corpus.extractions.get(paper.id) or self.corpus.extractions.get(key)
         found = extraction.urls if extraction else ()
         for url in (*paper.links, *found):
@@ -227,7 +215,7 @@ class _GraphBuilder:
             if iri is None or iri == page:
                 continue
             predicate = t.SCHEMA_CODE_REPOSITORY if is_code_host(iri) else t.RDFS_SEE_ALSO
-            self.out.add(s, predicate, *_iri(iri))
+            self.out.add(s, predicate, *t.iri_term(iri))
 
     @staticmethod
     def _checked_url(key: str, paper: Paper, url: str) -> str | None:
@@ -254,24 +242,24 @@ class _GraphBuilder:
     def _concept_scheme(self) -> None:
         add, scheme = self.out.add, self.iris.scheme
         add(scheme, t.RDF_TYPE, *_SCHEME)
-        add(scheme, t.RDFS_LABEL, *_str("paperkg concepts"))
+        add(scheme, t.RDFS_LABEL, *t.str_term("paperkg concepts"))
 
     def _concept(self, concept_key: str, concept: Concept, papers: int) -> None:
         s = self.concept_iri[concept_key]
         add = self.out.add
         add(s, t.RDF_TYPE, *_SKOS_CONCEPT)
         add(s, t.RDF_TYPE, *_TYPE_CLASS[concept.ctype])
-        add(s, t.SKOS_IN_SCHEME, *_iri(self.iris.scheme))
-        add(s, t.SKOS_PREF_LABEL, *_str(concept.pref_label))
-        add(s, t.RDFS_LABEL, *_str(concept.pref_label))
+        add(s, t.SKOS_IN_SCHEME, *t.iri_term(self.iris.scheme))
+        add(s, t.SKOS_PREF_LABEL, *t.str_term(concept.pref_label))
+        add(s, t.RDFS_LABEL, *t.str_term(concept.pref_label))
         # SKOS makes prefLabel and altLabel disjoint; acronyms are alt labels too.
         for label in (*concept.alt_labels, *concept.acronyms):
             if label and label != concept.pref_label:
-                add(s, t.SKOS_ALT_LABEL, *_str(label))
+                add(s, t.SKOS_ALT_LABEL, *t.str_term(label))
         for acronym in concept.acronyms:
             if acronym:
-                add(s, t.KG_ACRONYM, *_str(acronym))
-        add(s, t.KG_PAPER_COUNT, *_int(papers))
+                add(s, t.KG_ACRONYM, *t.str_term(acronym))
+        add(s, t.KG_PAPER_COUNT, *t.int_term(papers))
 
     # -- evidence -------------------------------------------------------------------------
 
@@ -354,8 +342,8 @@ class _GraphBuilder:
             add = self.out.add
             add(iri, t.RDF_TYPE, *_EXTRACTOR)
             add(iri, t.RDF_TYPE, *_AGENT)
-            add(iri, t.RDFS_LABEL, *_str(f"paperkg {name}"))
-            add(iri, t.SCHEMA_SOFTWARE_VERSION, *_str(__version__))
+            add(iri, t.RDFS_LABEL, *t.str_term(f"paperkg {name}"))
+            add(iri, t.SCHEMA_SOFTWARE_VERSION, *t.str_term(__version__))
         return agent
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from pyoxigraph import Literal, NamedNode
+from pyoxigraph import NamedNode
 
 from kg import __version__
 from kg.errors import KGError
@@ -53,18 +53,6 @@ TERMS = (
 _IMPLIED = {RelationType.OUTPERFORMS: (RelationType.COMPARED_WITH,)}
 
 
-def _str(value: str) -> tuple[Literal, str]:
-    return Literal(value), value
-
-
-def _int(value: int) -> tuple[Literal, str]:
-    text = str(value)
-    return Literal(text, datatype=t.XSD_INTEGER), text
-
-
-def _iri(value: str) -> tuple[NamedNode, str]:
-    return NamedNode(value), value
-
 
 def relation_evidence_iri(paper_iri: str, mention: RelationMention) -> str:
     """`{paper}/relation/{field}-{subject start}-{subject end}-{predicate}-{object start}-{end}`.
@@ -94,7 +82,7 @@ def add_relation_triples(
         subject = _concept(concept_iri, relation.subject_key)
         obj = _concept(concept_iri, relation.object_key)
         for predicate in (relation.predicate, *_IMPLIED.get(relation.predicate, ())):
-            out.add(subject, RELATION_PROPERTY[predicate], *_iri(obj))
+            out.add(subject, RELATION_PROPERTY[predicate], *t.iri_term(obj))
         for paper_id, mention in relation.evidence:
             paper = papers.get(paper_id)
             if paper is None:
@@ -132,33 +120,33 @@ def _evidence(
     sentence = Iris.sentence(paper_iri, where)
     if sentence not in out:
         text = paper.text(where.field)[where.start : where.end]
-        out.add(sentence, t.RDF_TYPE, *_iri(t.KG_SENTENCE.value))
-        out.add(sentence, t.KG_FIELD, *_str(where.field.value))
-        out.add(sentence, t.KG_START, *_int(where.start))
-        out.add(sentence, t.KG_END, *_int(where.end))
-        out.add(sentence, t.KG_TEXT, *_str(text))
+        out.add(sentence, t.RDF_TYPE, *t.iri_term(t.KG_SENTENCE.value))
+        out.add(sentence, t.KG_FIELD, *t.str_term(where.field.value))
+        out.add(sentence, t.KG_START, *t.int_term(where.start))
+        out.add(sentence, t.KG_END, *t.int_term(where.end))
+        out.add(sentence, t.KG_TEXT, *t.str_term(text))
     extractor = iris.extractor(mention.extractor, __version__)
-    out.add(extractor, t.RDF_TYPE, *_iri(t.KG_EXTRACTOR.value))
-    out.add(extractor, t.RDF_TYPE, *_iri(t.PROV_SOFTWARE_AGENT.value))
-    out.add(extractor, t.RDFS_LABEL, *_str(f"paperkg {mention.extractor}"))
-    out.add(extractor, t.SCHEMA_SOFTWARE_VERSION, *_str(__version__))
+    out.add(extractor, t.RDF_TYPE, *t.iri_term(t.KG_EXTRACTOR.value))
+    out.add(extractor, t.RDF_TYPE, *t.iri_term(t.PROV_SOFTWARE_AGENT.value))
+    out.add(extractor, t.RDFS_LABEL, *t.str_term(f"paperkg {mention.extractor}"))
+    out.add(extractor, t.SCHEMA_SOFTWARE_VERSION, *t.str_term(__version__))
     s, o = mention.subject, mention.object
     node = relation_evidence_iri(paper_iri, mention)
     add = out.add
-    add(node, t.RDF_TYPE, *_iri(KG_RELATION_EVIDENCE.value))
-    add(node, KG_RELATION, *_iri(RELATION_PROPERTY[mention.predicate].value))
-    add(node, KG_SUBJECT_CONCEPT, *_iri(subject))
-    add(node, KG_OBJECT_CONCEPT, *_iri(obj))
-    add(node, KG_STATED_IN_PAPER, *_iri(paper_iri))
-    add(node, KG_STATED_IN_SENTENCE, *_iri(sentence))
-    add(node, t.KG_FIELD, *_str(s.span.field.value))
-    add(node, KG_SUBJECT_TEXT, *_str(s.text))
-    add(node, KG_SUBJECT_START, *_int(s.span.start))
-    add(node, KG_SUBJECT_END, *_int(s.span.end))
-    add(node, KG_OBJECT_TEXT, *_str(o.text))
-    add(node, KG_OBJECT_START, *_int(o.span.start))
-    add(node, KG_OBJECT_END, *_int(o.span.end))
-    add(node, t.PROV_WAS_ATTRIBUTED_TO, *_iri(extractor))
+    add(node, t.RDF_TYPE, *t.iri_term(KG_RELATION_EVIDENCE.value))
+    add(node, KG_RELATION, *t.iri_term(RELATION_PROPERTY[mention.predicate].value))
+    add(node, KG_SUBJECT_CONCEPT, *t.iri_term(subject))
+    add(node, KG_OBJECT_CONCEPT, *t.iri_term(obj))
+    add(node, KG_STATED_IN_PAPER, *t.iri_term(paper_iri))
+    add(node, KG_STATED_IN_SENTENCE, *t.iri_term(sentence))
+    add(node, t.KG_FIELD, *t.str_term(s.span.field.value))
+    add(node, KG_SUBJECT_TEXT, *t.str_term(s.text))
+    add(node, KG_SUBJECT_START, *t.int_term(s.span.start))
+    add(node, KG_SUBJECT_END, *t.int_term(s.span.end))
+    add(node, KG_OBJECT_TEXT, *t.str_term(o.text))
+    add(node, KG_OBJECT_START, *t.int_term(o.span.start))
+    add(node, KG_OBJECT_END, *t.int_term(o.span.end))
+    add(node, t.PROV_WAS_ATTRIBUTED_TO, *t.iri_term(extractor))
 
 
 def _problem(paper: Paper, mention: RelationMention) -> str | None:

@@ -93,3 +93,19 @@ KG_AUTHOR_LIST = _kg(KG.authorList)
 TYPE_CLASS: dict[ConceptType, NamedNode] = {t: _kg(KG[t.value]) for t in ConceptType}
 ROLE_PROPERTY: dict[Role, NamedNode] = {r: _kg(KG[r.value]) for r in Role}
 FIELD_LITERAL: dict[Field, Literal] = {f: Literal(f.value) for f in Field}
+
+
+def str_term(value: str) -> tuple[Literal, str]:
+    """A plain string literal, with its sort key."""
+    return Literal(value), value
+
+
+def int_term(value: int) -> tuple[Literal, str]:
+    """An xsd:integer literal, with its sort key."""
+    text = str(value)
+    return Literal(text, datatype=XSD_INTEGER), text
+
+
+def iri_term(value: str) -> tuple[NamedNode, str]:
+    """A named node, with its sort key."""
+    return NamedNode(value), value
