@@ -74,6 +74,8 @@ def acceptance(
     label = entry.labels.most_common(1)[0][0]
     if is_generic_label(label) or len(entry.key) < 2:
         return None
+    if any(len(w) == 1 and w.isalpha() for w in entry.key.split()[1:]):
+        return None  # a math variable inside ("top-k", "k nearest"): an expression, not a term
     if "acronym" in kinds or entry.long_form or entry.short_form:
         return "acronym"
     words = entry.key.split()

@@ -117,6 +117,12 @@ def trim(span: Span, *, keep_pos: bool = False) -> list[Token]:
         # "a novel, potentially data-dependent, regularization technique": the term follows
         # the last comma of a stacked modifier list.
         tokens = tokens[commas[-1] + 1:]
+    owners = [k for k, t in enumerate(tokens[:-1])
+              if t.tag_ == "POS" and k > 0 and tokens[k - 1].is_lower]
+    if owners:
+        # "the model's own visual encoder": a common-noun owner is not part of the term
+        # (an eponym is: "Fisher's divergence").
+        tokens = tokens[owners[-1] + 1:]
     while tokens:
         # "three-stage", "one-step": a number compound is a quantity, not part of the term.
         if _is_number_compound(tokens):
