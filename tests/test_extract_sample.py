@@ -256,3 +256,55 @@ def test_urls_of_the_shared_sample(shared_data: Path) -> None:
 )
 def test_extract_urls(text: str, urls: list[str]) -> None:
     assert extract_urls(text) == urls
+
+
+def test_title_prefix_named_in_the_abstract_is_one_term(extractor: Extractor) -> None:
+    paper = Paper(
+        id="t",
+        title="Latent Theory of Mind: A Decentralized Diffusion Architecture",
+        abstract="We present Latent Theory of Mind (LatentToM), a decentralized diffusion "
+                 "policy architecture. LatentToM outperforms a naive baseline.",
+    )
+    extraction = extractor.extract(paper)
+    title_labels = {m.label for m in extraction.mentions if m.span.field is Field.TITLE}
+    assert "Latent Theory of Mind" in title_labels
+    assert "Mind" not in labels(extraction)
+    assert {m.role for m in extraction.mentions if m.label == "Latent Theory of Mind"} >= {
+        Role.PROPOSES
+    }
+
+
+def test_catchy_title_prefix_is_not_a_concept(extractor: Extractor) -> None:
+    paper = Paper(id="t", title="Beyond Surface Similarity: Probing Language Models",
+                  abstract="We probe language models with paraphrased questions.")
+    assert "Beyond Surface Similarity" not in labels(extractor.extract(paper))
+
+
+def test_a_metric_achieved_is_measured(extractor: Extractor) -> None:
+    extraction = extract_one(extractor, "Across these tasks, KineDex achieves an average "
+                                        "success rate of 74.4%.")
+    roles = {m.role for m in extraction.mentions if m.label == "average success rate"}
+    assert roles == {Role.MEASURES}
+
+
+def test_approximate_quantity_is_not_a_concept(extractor: Extractor) -> None:
+    extraction = extract_one(extractor, "The policy keeps a near-100% success rate.")
+    assert not {label for label in labels(extraction) if "100" in label}
+
+
+def test_glued_acronym_parenthesis_defines_the_acronym(extractor: Extractor) -> None:
+    text = "Multimodal sentiment analysis(MSA) is hard. We study MSA."
+    extraction = extract_one(extractor, text)
+    assert ("MSA", "Multimodal sentiment analysis") in {
+        (a.short, a.long) for a in extraction.acronyms
+    }
+    long_mention = next(m for m in extraction.mentions if m.short_form == "MSA")
+    assert text[long_mention.span.start:long_mention.span.end] == "Multimodal sentiment analysis"
+
+
+def test_hyphen_compound_is_not_cut(extractor: Extractor) -> None:
+    extraction = extract_one(extractor, "Pheye achieves a high efficiency while maintaining "
+                                        "strong performance, particularly in tasks that demand "
+                                        "fine-grained image understanding.")
+    assert "fine-grained image understanding" in labels(extraction)
+    assert "grained image understanding" not in labels(extraction)

@@ -18,6 +18,7 @@ from kg.extract.decisions import (
     acceptance,
     decide_role,
     decide_type,
+    typed_role,
 )
 from kg.extract.entity_model import EXTRACTOR_MODEL
 from kg.extract.textfix import Repaired
@@ -28,7 +29,7 @@ EXTRACTOR_RULES = "rules"
 EXTRACTOR_GAZETTEER = "gazetteer"
 _EXTRACTORS = {"gazetteer": EXTRACTOR_GAZETTEER, "model": EXTRACTOR_MODEL}
 
-_KIND_PRIORITY = {"acronym": 0, "name": 1, "gazetteer": 2, "chunk": 3, "model": 4}
+_KIND_PRIORITY = {"acronym": 0, "name": 1, "title": 1, "gazetteer": 2, "chunk": 3, "model": 4}
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +57,16 @@ def assemble(
     entries: dict[str, CandidateGroup] = {}
     proposal_sentences: set[tuple[Field, int]] = set()
     title_prefix_key = None
+    named_in_abstract = {
+        _key_for(occ.term.label, acronyms)
+        for pf in fields if pf.field is Field.ABSTRACT for occ in pf.candidates.occurrences
+    }
     for pf in fields:
         if pf.candidates.title_prefix:
             title_prefix_key = _key_for(pf.candidates.title_prefix, acronyms)
         for occ in pf.candidates.occurrences:
             key = _key_for(occ.term.label, acronyms)
-            if not key:
+            if not key or (occ.term.kind == "title" and key not in named_in_abstract):
                 continue
             entry = entries.setdefault(key, CandidateGroup(key))
             entry.occurrences.append((pf.field, occ))
@@ -158,7 +163,7 @@ def _mentions(
             ctype, paper_role = decided[key]
             o_start, o_end = pf.repaired.to_original(start, end)
             s_start, s_end = pf.repaired.to_original(occ.sent_start, occ.sent_end)
-            role = occ.role if occ.role is not None else DEFAULT_ROLE[ctype]
+            role = typed_role(occ.role, ctype) if occ.role is not None else DEFAULT_ROLE[ctype]
             if role.rank < paper_role.rank:
                 role = paper_role  # a pattern the paper-level decision overruled
             is_short = _short_of(occ.term.label, {entry.short_form: ""} if entry.short_form

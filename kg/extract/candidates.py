@@ -80,7 +80,9 @@ def _following_cue(doc: Doc, term: Term) -> tuple[ConceptType, float] | None:
 
 
 # How much the type a term's source gives it counts in the paper's vote.
-_HEAD_CUE_WEIGHT = {"gazetteer": 2.0, "chunk": 1.0, "name": 1.0, "acronym": 1.0, "model": 0.5}
+_HEAD_CUE_WEIGHT = {
+    "gazetteer": 2.0, "chunk": 1.0, "name": 1.0, "title": 1.0, "acronym": 1.0, "model": 0.5
+}
 _BENCHMARK_NAME = re.compile(r"(Bench|bench|Benchmark|Eval|Arena|Corpus|Set)\b")
 
 
@@ -189,7 +191,22 @@ def candidate_terms(
     ]
     terms += _gazetteer_terms(doc, gazetteer)
     terms += chunk_terms(doc, names)
+    if is_title:
+        terms += _title_prefix_term(doc)
     return FieldTerms(terms, definitions)
+
+
+def _title_prefix_term(doc: Doc) -> list[Term]:
+    """The name before a title's colon as one term ("Latent Theory of Mind: …"), so that its
+    inner words ("Mind") are not terms of their own. Assembly keeps it only when the abstract
+    names it too: a catchy prefix ("Beyond Accuracy: …") is not a concept."""
+    prefix = _title_prefix(doc)
+    if prefix is None:
+        return []
+    tokens = [t for t in doc[:8] if t.idx + len(t.text) <= len(prefix)]
+    if len(tokens) < 2 or has_finite_verb(tokens):
+        return []  # one token is a name the name finder already has; "Less Is More" is a claim
+    return [Term(tokens[0].i, tokens[-1].i + 1, label_of(tokens), "title")]
 
 
 def collect(

@@ -219,6 +219,7 @@ def decide_role(
     if any(k != entry.key and re.search(rf"(^| ){re.escape(k)}( |$)", entry.key)
            for k in proposed_keys) and "name" in entry.kinds:
         return Role.PROPOSES  # "Llama3-ChatQA-2-70B" is a variant of the proposed "ChatQA 2"
+    roles = [typed_role(r, ctype) for r in roles]
     # One evaluates on datasets and task settings, and measures with metrics: a pattern that
     # gives another type such a role says nothing about it.
     roles = [
@@ -229,3 +230,12 @@ def decide_role(
     if roles:
         return min(roles, key=lambda r: r.rank)
     return DEFAULT_ROLE[ctype]
+
+
+def typed_role(role: Role, ctype: ConceptType) -> Role:
+    """A role pattern read for the concept's type: what a paper achieves or improves is a
+    task, but a metric it achieves or improves ("achieves an average success rate of 74%")
+    is what it measures."""
+    if role is Role.ADDRESSES and ctype is ConceptType.METRIC:
+        return Role.MEASURES
+    return role

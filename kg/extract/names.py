@@ -16,7 +16,9 @@ from spacy.tokens import Doc, Span, Token
 from kg.extract.lexicon import DETERMINERS, NAME_TYPE_CUES
 
 _QUANTITY = re.compile(
-    r"^(\d+(\.\d+)?[kKmMbBtT]|\d+(\.\d+)?[x×%]|\d+(st|nd|rd|th)|\d+[dD]|\d{4}s?|[\d.,]+)$"
+    # "near-100", "~50": an approximate quantity is a quantity
+    r"^(?:(?:near|nearly|over|under|about|around|almost|sub|above|below)-|~)?"
+    r"(\d+(\.\d+)?[kKmMbBtT]|\d+(\.\d+)?[x×%]|\d+(st|nd|rd|th)|\d+[dD]|\d{4}s?|[\d.,]+)$"
 )
 _VERSION = re.compile(r"^(v?\d+(\.\d+)*[a-z]?|[IVX]{1,4}|XL|XXL|Pro|Plus|Max|Mini|Lite|Turbo)$")
 _HAS_LETTER = re.compile(r"[A-Za-z]")
@@ -40,8 +42,8 @@ GENERIC_NAMES = frozenset({"AI", "ML", "DL", "GPU", "GPUs", "CPU", "API", "APIs"
 def is_quantity(text: str) -> bool:
     """Numbers with units or multipliers: '128K', '70B' alone, '2.5x', '34%', '3D', '2024'.
 
-    >>> [is_quantity(t) for t in ["128K", "2.18x", "3D", "2024", "GPT-4o", "A100", "."]]
-    [True, True, True, True, False, False, False]
+    >>> [is_quantity(t) for t in ["128K", "2.18x", "3D", "2024", "near-100", "GPT-4o", "A100", "."]]
+    [True, True, True, True, True, False, False, False]
     """
     text = text.rstrip("+")  # "1M+"
     return bool(_QUANTITY.match(text)) and any(c.isdigit() for c in text)

@@ -98,6 +98,13 @@ def _hyphen_compound(tokens: list[Token]) -> int:
     return end if text in EVALUATIVE or text in GENERAL_ADJECTIVES else 0
 
 
+def _starts_compound(tokens: list[Token]) -> bool:
+    """Does a hyphen glued on both sides follow the first token ("fine-grained")?"""
+    return (len(tokens) > 2 and tokens[1].text == "-" and not tokens[0].whitespace_
+            and not tokens[1].whitespace_ and tokens[0].is_alpha
+            and tokens[0].lower_ not in DETERMINERS)
+
+
 def _is_number_compound(tokens: list[Token]) -> bool:
     return (len(tokens) > 3 and (tokens[0].like_num or tokens[0].lower_ in {"multi", "single"})
             and tokens[1].text == "-" and tokens[1].whitespace_ == "")
@@ -129,6 +136,8 @@ def trim(span: Span, *, keep_pos: bool = False) -> list[Token]:
             del tokens[:3]
         elif compound := _hyphen_compound(tokens):
             del tokens[:compound]
+        elif _starts_compound(tokens) and not is_quantity(tokens[0].text):
+            break  # "fine-grained", "low-rank": the word belongs to a compound, not listed above
         elif _is_trimmable_lead(tokens[0]):
             tokens.pop(0)
         else:

@@ -22,6 +22,8 @@ _EMPHASIS = re.compile(
     r"|(?<=[\w).])[*_]+(?![\w*])"  # closing: "word*", "(DSI)*"
     r"|(?<=[A-Za-z])\*\*(?=[A-Za-z])"  # bold inside a word: "T**est" (not "a*b")
 )
+# "analysis(MSA)": an acronym's parenthesis glued to its long form (a space goes in).
+_GLUED_PAREN = re.compile(r"(?<=[a-z])\((?=[A-Z][A-Za-z0-9\-]{0,11}s?\))")
 # Words after "X- " that mean a suspended hyphen ("pre- and post-training"), not a line break.
 _SUSPENDED = frozenset({"and", "or", "to", "vs", "versus", "nor", "as", "than", "&"})
 
@@ -79,7 +81,8 @@ def _word_after(text: str, pos: int) -> str:
 
 
 def repair(text: str) -> Repaired:
-    """Repair line-break hyphenation and LaTeX URL markup.
+    """Repair line-break hyphenation, LaTeX URL markup, Markdown emphasis and a parenthesis
+    glued to the word before it.
 
     >>> r = repair("long context un- derstanding of Llama3- 70B-base, pre- and post-training")
     >>> r.text
@@ -87,6 +90,8 @@ def repair(text: str) -> Repaired:
     >>> s = r.text.index("understanding"); text = "long context un- derstanding"
     >>> r.to_original(s, s + len("understanding"))
     (13, 28)
+    >>> repair("Sentiment analysis(MSA) is").text
+    'Sentiment analysis (MSA) is'
     """
     pieces: list[str] = []
     offsets: list[int] = []
@@ -103,6 +108,8 @@ def repair(text: str) -> Repaired:
         edits.append((match.end(1), match.end(), ""))
     for match in _EMPHASIS.finditer(text):
         edits.append((match.start(), match.end(), ""))
+    for match in _GLUED_PAREN.finditer(text):
+        edits.append((match.start(), match.start(), " "))
     edits.sort()
     for start, end, replacement in edits:
         if start < pos:
