@@ -308,3 +308,10 @@ def test_hyphen_compound_is_not_cut(extractor: Extractor) -> None:
                                         "fine-grained image understanding.")
     assert "fine-grained image understanding" in labels(extraction)
     assert "grained image understanding" not in labels(extraction)
+
+
+def test_name_given_to_our_approach_is_proposed(extractor: Extractor) -> None:
+    extraction = extract_one(extractor, "The clustering resulting from our probabilistic "
+                                        "approach (PRCut) outperforms the Rayleigh quotient "
+                                        "relaxation.")
+    assert Role.PROPOSES in {m.role for m in extraction.mentions if m.label == "PRCut"}

@@ -5,7 +5,8 @@ so a candidate term takes the role of the phrase it sits in:
 
 - proposes: the object of "we propose/introduce/present…" (also "this paper/work introduces",
   "X is proposed"), its appositions and of-complements but not its relative clauses or other
-  prepositional phrases; "X, a novel Y"; naming patterns ("dubbed/named/called/a.k.a. X").
+  prepositional phrases; "X, a novel Y"; naming patterns ("dubbed/named/called/a.k.a. X");
+  "our approach (X)".
 - comparesWith: objects of outperform/surpass/beat/"compared with"/"than"/"over" after a
   comparison word, and "baselines such as X".
 - evaluatesOn: "on/across X" in sentences about experiments or evaluation; settings lists.
@@ -122,6 +123,9 @@ def proposed_tokens(doc: Doc, tokens: Sequence[Token] | None = None) -> set[int]
             head = token.head
             found |= {head.i} | {c.i for c in head.children
                                  if c.dep_ in {"compound", "nmod", "nummod"}}
+        # "our probabilistic approach (PRCut)": the name the authors give their own method
+        if token.lower_ == "our" and token.dep_ == "poss":
+            found |= _own_name_after(doc, token.head)
         # "a model named X" / "dubbed X" / "a.k.a. X" / "referred to as X"
         if token.lower_ in NAMING_WORDS and _names_own_term(token):
             nxt = token.i + 1
@@ -134,6 +138,19 @@ def proposed_tokens(doc: Doc, tokens: Sequence[Token] | None = None) -> set[int]
                 end += 1
             found |= set(range(nxt, end))
     return found
+
+
+def _own_name_after(doc: Doc, noun: Token) -> set[int]:
+    """The capitalised name in parentheses right after the head noun `noun`."""
+    open_ = noun.i + 1
+    if open_ >= len(doc) or doc[open_].text != "(":
+        return set()
+    close = next((j for j in range(open_ + 1, min(len(doc), open_ + 5)) if doc[j].text == ")"),
+                 None)
+    inner = doc[open_ + 1 : close] if close is not None else None
+    if inner is None or not len(inner) or not any(c.isupper() for c in inner.text):
+        return set()
+    return {t.i for t in inner}
 
 
 def _names_own_term(token: Token) -> bool:
