@@ -14,7 +14,7 @@ from kg.extract.names import name_spans
 from kg.extract.roles import token_roles
 from kg.extract.textfix import repair
 from kg.ingest import read_papers
-from kg.types import Extraction, Field, Paper, Role
+from kg.types import ConceptType, Extraction, Field, Paper, Role
 
 pytestmark = pytest.mark.model
 
@@ -315,3 +315,11 @@ def test_name_given_to_our_approach_is_proposed(extractor: Extractor) -> None:
                                         "approach (PRCut) outperforms the Rayleigh quotient "
                                         "relaxation.")
     assert Role.PROPOSES in {m.role for m in extraction.mentions if m.label == "PRCut"}
+
+
+def test_model_family_name_is_a_model_even_after_on(extractor: Extractor) -> None:
+    extraction = extract_one(extractor, "PatchFinder achieves an accuracy of 94% on our dataset "
+                                        "of 190 noisy scanned documents outperforming "
+                                        "ChatGPT-4o by 18.5 percentage points.")
+    types = {m.ctype for m in extraction.mentions if m.label == "ChatGPT-4o"}
+    assert types == {ConceptType.MODEL}

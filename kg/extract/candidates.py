@@ -18,7 +18,7 @@ from kg.extract.acronyms import Definition, find_definitions, short_key
 from kg.extract.entity_model import ModelSpan
 from kg.extract.gazetteer_match import GazetteerIndex, gazetteer_spans
 from kg.extract.lexicon import GENERIC_HEADS, HEAD_TYPES, NAME_TYPE_CUES
-from kg.extract.names import looks_title_cased, name_spans
+from kg.extract.names import MODEL_NAME, looks_title_cased, name_spans
 from kg.extract.roles import introduced_tokens, token_roles
 from kg.extract.terms import Term, chunk_terms, has_finite_verb, head_type, label_of, trim
 from kg.types import ConceptType, Role
@@ -87,9 +87,14 @@ _BENCHMARK_NAME = re.compile(r"(Bench|bench|Benchmark|Eval|Arena|Corpus|Set)\b")
 
 
 def _name_shape_cue(term: Term) -> tuple[ConceptType, float] | None:
-    """Names that say what they are: "SWE-Bench Lite", "ProcessBench", "AlpacaEval"."""
-    if term.kind == "name" and _BENCHMARK_NAME.search(term.label.replace("-", " ")):
+    """Names that say what they are: "SWE-Bench Lite", "ProcessBench", "AlpacaEval" are
+    benchmarks; "ChatGPT-4o", "Qwen2-72B-Instruct" are models."""
+    if term.kind != "name":
+        return None
+    if _BENCHMARK_NAME.search(term.label.replace("-", " ")):
         return ConceptType.DATASET, 2.5
+    if MODEL_NAME.search(term.label):
+        return ConceptType.MODEL, 2.0
     return None
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from kg.extract.background import phrase_count
 from kg.extract.candidates import GazetteerLookup, Occurrence, is_generic_label
 from kg.extract.lexicon import GENERIC_HEADS
+from kg.extract.names import MODEL_NAME
 from kg.extract.terms import head_type
 from kg.types import ConceptType, Field, Role
 from kg.vocab import Entry
@@ -34,9 +35,6 @@ DEFAULT_ROLE = {
     ConceptType.METHOD: Role.USES,
     ConceptType.CONCEPT: Role.MENTIONS,
 }
-_MODEL_NAME = re.compile(r"\d+(\.\d+)?[BbMm]\b|-(Instruct|Chat|Base|base|chat|instruct)\b|"
-                         r"^(GPT|Llama|LLaMA|Qwen|Mistral|Mixtral|Gemma|Claude|Gemini|Phi|"
-                         r"DeepSeek|Vicuna|Falcon|OPT|BERT|RoBERTa|T5|ViT|CLIP|ResNet)")
 _ESTABLISHED = 3  # a phrase used in this many background abstracts is an established term
 
 
@@ -171,7 +169,7 @@ def decide_type(
     if votes:
         return max(votes.items(), key=lambda kv: (kv[1], -list(ConceptType).index(kv[0])))[0]
     label = labels[0]
-    if _MODEL_NAME.search(label):
+    if MODEL_NAME.search(label):
         return ConceptType.MODEL
     if proposed:
         return ConceptType.METHOD

@@ -20,6 +20,13 @@ _QUANTITY = re.compile(
     r"^(?:(?:near|nearly|over|under|about|around|almost|sub|above|below)-|~)?"
     r"(\d+(\.\d+)?[kKmMbBtT]|\d+(\.\d+)?[x×%]|\d+(st|nd|rd|th)|\d+[dD]|\d{4}s?|[\d.,]+)$"
 )
+# Spelled like a model: a parameter count ("70B"), a chat/instruct variant, or a well-known
+# model family's name at the start ("ChatGPT-4o", "Qwen2-72B", "ResNet-50"; not "BERTScore").
+MODEL_NAME = re.compile(
+    r"\d+(\.\d+)?[BbMm]\b|-(Instruct|Chat|Base|base|chat|instruct)\b|"
+    r"^(GPT|ChatGPT|Llama|LLaMA|Qwen|Mistral|Mixtral|Gemma|Claude|Gemini|Phi|"
+    r"DeepSeek|Vicuna|Falcon|OPT|BERT|RoBERTa|T5|ViT|CLIP|ResNet)(?=$|[-\s\d.])"
+)
 _VERSION = re.compile(r"^(v?\d+(\.\d+)*[a-z]?|[IVX]{1,4}|XL|XXL|Pro|Plus|Max|Mini|Lite|Turbo)$")
 _HAS_LETTER = re.compile(r"[A-Za-z]")
 _NAME_CHARS = re.compile(r"^[\w.+/'’&-]+$")
