@@ -323,3 +323,18 @@ def test_model_family_name_is_a_model_even_after_on(extractor: Extractor) -> Non
                                         "ChatGPT-4o by 18.5 percentage points.")
     types = {m.ctype for m in extraction.mentions if m.label == "ChatGPT-4o"}
     assert types == {ConceptType.MODEL}
+
+
+def test_acronym_whose_letters_recur_takes_the_whole_long_form(extractor: Extractor) -> None:
+    extraction = extract_one(extractor, "We introduce Actively Discovering and Adapting to "
+                                        "Preferences for any Task (ADAPT) – a benchmark designed "
+                                        "to evaluate agents. Agents fail on ADAPT.")
+    long = "Actively Discovering and Adapting to Preferences for any Task"
+    assert ("ADAPT", long) in {(a.short, a.long) for a in extraction.acronyms}
+    assert {m.ctype for m in extraction.mentions if m.label == "ADAPT"} == {ConceptType.DATASET}
+
+
+def test_unit_after_a_number_is_not_a_name(extractor: Extractor) -> None:
+    extraction = extract_one(extractor, "We fine-tune OPT-175B on a mere 18GB GPU.")
+    assert "GB" not in labels(extraction)
+    assert "OPT-175B" in labels(extraction)

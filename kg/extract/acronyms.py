@@ -78,7 +78,42 @@ def find_best_long_form(short: str, long: str) -> str | None:
     words = result.split()
     if len(words) > min(len(short) + 5, len(short) * 2):
         return None
+    by_initials = _initials_long_form(short, long)
+    if by_initials is not None and len(by_initials) > len(result):
+        return by_initials
     return result
+
+
+# Words an acronym skips ("Actively Discovering and Adapting to Preferences for any Task").
+_SKIPPED = frozenset("a an the and or of for to in on with via by from at any".split())
+
+
+def _initials_long_form(short: str, long: str) -> str | None:
+    """The words of `long`'s end whose initials spell `short`, function words skipped.
+
+    Schwartz & Hearst take the shortest match, which can stop inside the long form when a
+    letter recurs ("ADAPT" in "…Discovering and Adapting…"); every letter starting a word is
+    the stronger evidence.
+
+    >>> _initials_long_form("ADAP", "we use Actively Discovering and Adapting to Preferences")
+    'Actively Discovering and Adapting to Preferences'
+    >>> _initials_long_form("DiT", "conditional diffusion transformers") is None
+    True
+    """
+    letters = [c.lower() for c in short if c.isalnum()]
+    if not letters or not all(c.isalpha() for c in letters):
+        return None
+    words = long.split()
+    i, j = len(words) - 1, len(letters) - 1
+    while i >= 0 and j >= 0:
+        word = words[i]
+        if word.lower() in _SKIPPED and j < len(letters) - 1:
+            i -= 1
+            continue
+        if word[:1].lower() != letters[j]:
+            return None
+        i, j = i - 1, j - 1
+    return " ".join(words[i + 1 :]) if j < 0 else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,6 +79,27 @@ def _following_cue(doc: Doc, term: Term) -> tuple[ConceptType, float] | None:
     return None
 
 
+def _described_cue(doc: Doc, term: Term) -> tuple[ConceptType, float] | None:
+    """Type from a description the parser did not attach: "… Task (ADAPT) – a benchmark
+    designed to …", "ZO2: a framework for …"."""
+    j = term.end
+    if j + 2 < len(doc) and doc[j].text == "(" and doc[j + 2].text == ")":
+        j += 3  # the acronym after its long form
+    elif j < len(doc) and doc[j].text == ")":
+        j += 1  # the acronym inside its parentheses
+    if j + 1 >= len(doc) or doc[j].text not in {",", "–", "—", "-", "--", ":"}:
+        return None
+    if doc[j + 1].lower_ not in {"a", "an", "the"}:
+        return None
+    k = j + 2
+    while k < len(doc) and k - j <= 5 and doc[k].pos_ in {"ADJ", "ADV", "NOUN", "PROPN", "PUNCT"}:
+        word = doc[k].lower_
+        if word in NAME_TYPE_CUES and (k + 1 == len(doc) or doc[k + 1].pos_ != "NOUN"):
+            return NAME_TYPE_CUES[word], 3.0
+        k += 1
+    return None
+
+
 # How much the type a term's source gives it counts in the paper's vote.
 _HEAD_CUE_WEIGHT = {
     "gazetteer": 2.0, "chunk": 1.0, "name": 1.0, "title": 1.0, "acronym": 1.0, "model": 0.5
@@ -246,7 +267,8 @@ def collect(
         if term.head_type is not None:
             # The model's SciERC label maps coarsely to our types: a weak vote.
             cues.append((term.head_type, _HEAD_CUE_WEIGHT[term.kind]))
-        for cue in (_appos_cue(span), _following_cue(doc, term), _name_shape_cue(term)):
+        for cue in (_appos_cue(span), _following_cue(doc, term), _described_cue(doc, term),
+                    _name_shape_cue(term)):
             if cue is not None:
                 cues.append(cue)
         role = _role_of(span, roles)

@@ -56,6 +56,12 @@ def is_quantity(text: str) -> bool:
     return bool(_QUANTITY.match(text)) and any(c.isdigit() for c in text)
 
 
+_UNITS = frozenset(
+    "KB MB GB TB PB GiB TiB Hz kHz MHz GHz FLOPs FLOPS GFLOPs TFLOPs PFLOPs TOPS ms Mbps Gbps "
+    "kWh MWh dB".split()
+)
+
+
 def is_name_like(token: Token, *, title_case_text: bool = False) -> bool:
     """Is this token spelled like part of a name?"""
     text = token.text.removesuffix(".") if len(token.text) > 2 else token.text
@@ -65,6 +71,8 @@ def is_name_like(token: Token, *, title_case_text: bool = False) -> bool:
         return False
     if text in _NOT_NAMES:
         return False
+    if text in _UNITS and token.i > 0 and token.nbor(-1).like_num:
+        return False  # "18 GB", "3 TFLOPs": a unit after its number
     tail = text[1:]
     camel = any(c.isupper() for c in tail) and not text.isupper()
     if camel or (len(text) >= 2 and text.isupper()):
