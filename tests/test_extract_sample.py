@@ -338,3 +338,30 @@ def test_unit_after_a_number_is_not_a_name(extractor: Extractor) -> None:
     extraction = extract_one(extractor, "We fine-tune OPT-175B on a mere 18GB GPU.")
     assert "GB" not in labels(extraction)
     assert "OPT-175B" in labels(extraction)
+
+
+def test_a_term_cut_by_the_sentence_splitter_keeps_a_sentence_that_holds_it(
+    extractor: Extractor,
+) -> None:
+    # spaCy splits this title inside "Sequential Decision Making".
+    paper = Paper(id="t", title="Achieving Long-Term Fairness in Sequential Decision Making",
+                  abstract="We study fairness in sequential decision making.")
+    mentions = extractor.extract(paper).mentions
+    assert "Sequential Decision Making" in {m.label for m in mentions}
+    for m in mentions:
+        assert m.sentence.field is m.span.field
+        assert m.sentence.start <= m.span.start and m.span.end <= m.sentence.end, m.label
+
+
+def test_relation_sentence_holds_a_mention_cut_by_the_splitter(extractor: Extractor) -> None:
+    # spaCy ends a sentence inside "Entity Linking" in this title.
+    paper = Paper(id="t", title="LlmLink: Dual LLMs for Dynamic Entity Linking on Long "
+                                "Narratives with Collaborative Memorisation and Prompt "
+                                "Optimisation",
+                  abstract="We use LLMs for entity linking on long narratives.")
+    relations = extractor.extract(paper).relations
+    assert relations
+    for rel in relations:
+        for m in (rel.subject, rel.object):
+            if m.span.field is rel.sentence.field:
+                assert rel.sentence.start <= m.span.start and m.span.end <= rel.sentence.end

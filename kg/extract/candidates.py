@@ -275,6 +275,9 @@ def collect(
         if term.kind == "name" and role is Role.EVALUATES_ON:
             cues.append((ConceptType.DATASET, 1.0))  # "… on ProcessBench": a benchmark
         s = sentences[sent_of[term.start]]
+        # A term the sentence splitter cut in two ("… via Primal-Dual Approach" split after
+        # "Primal-"): its evidence sentence runs on to the end of the term's last sentence.
+        s_last = sentences[sent_of[term.end - 1]]
         occurrences.append(
             Occurrence(
                 term=term,
@@ -283,7 +286,7 @@ def collect(
                 type_cues=tuple(cues),
                 sentence=sent_of[term.start],
                 sent_start=s.start_char,
-                sent_end=s.end_char,
+                sent_end=max(s.end_char, s_last.end_char),
                 char_start=span.start_char,
                 # A full stop spaCy left on the last token ("MiP.") is not part of the name.
                 char_end=span.end_char - (span.text.endswith(".") and

@@ -78,7 +78,9 @@ def find_relations(
                     anchors.append(anchor)
         for s, predicate, o in doc_relations(doc, anchors, typed=typed):
             sent = doc[anchors[s].start].sent
-            where = Span(part, *repaired.to_original(sent.start_char, sent.end_char))
+            # A mention the sentence splitter cut in two runs on into the next sentence.
+            end = max(doc[anchors[i].end - 1].sent.end_char for i in (s, o))
+            where = Span(part, *repaired.to_original(sent.start_char, max(sent.end_char, end)))
             found.append(RelationMention(own[s], predicate, own[o], where, EXTRACTOR_RELATIONS))
     return tuple(found)
 
