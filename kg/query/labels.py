@@ -15,6 +15,10 @@ the scan. User queries never see the index graph (see `data_graphs`).
 (1, 1)
 >>> candidates(store, "llms") == [c]
 True
+>>> entry = ox.NamedNode("https://paperswithcode.com/method/transformer")
+>>> store.add(ox.Quad(entry, ox.NamedNode(RDFS + "label"), ox.Literal("Transformer")))
+>>> build_label_index(store), candidates(store, "TRANSFORMER") == [entry]
+(2, True)
 """
 
 from __future__ import annotations
@@ -27,7 +31,11 @@ SKOS = "http://www.w3.org/2004/02/skos/core#"
 INDEX_GRAPH = ox.NamedNode("https://w3id.org/paperkg/index")
 LABEL_KEY = ox.NamedNode("https://w3id.org/paperkg/index#labelKey")
 
-_LABEL_PROPERTIES = (ox.NamedNode(SKOS + "prefLabel"), ox.NamedNode(SKOS + "altLabel"))
+RDFS = "http://www.w3.org/2000/01/rdf-schema#"
+# rdfs:label too: vocabulary entries (kg:VocabularyEntry) carry only that one.
+_LABEL_PROPERTIES = (
+    ox.NamedNode(SKOS + "prefLabel"), ox.NamedNode(SKOS + "altLabel"), ox.NamedNode(RDFS + "label")
+)
 
 
 def label_key(text: str) -> str:
@@ -41,7 +49,8 @@ def data_graphs(store: ox.Store) -> list[ox.DefaultGraph | ox.NamedNode | ox.Bla
 
 
 def build_label_index(store: ox.Store) -> int:
-    """Add a key for every skos:prefLabel/altLabel of the store; returns how many it added.
+    """Add a key for every skos:prefLabel/altLabel and rdfs:label of the store; returns how
+    many it added.
 
     Idempotent (a store is a set), so adding to a store only needs another call; a store whose
     labels were removed needs the index graph dropped first.
@@ -69,7 +78,8 @@ def has_label_index(store: ox.Store) -> bool:
 
 
 def candidates(store: ox.Store, text: str) -> list[ox.NamedNode]:
-    """The concepts with a label equal to `text` ignoring case, sorted (from the index)."""
+    """The resources (concepts, vocabulary entries) with a label equal to `text` ignoring
+    case, sorted (from the index)."""
     key = ox.Literal(label_key(text))
     found = {
         quad.subject
