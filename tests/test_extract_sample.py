@@ -365,3 +365,13 @@ def test_relation_sentence_holds_a_mention_cut_by_the_splitter(extractor: Extrac
         for m in (rel.subject, rel.object):
             if m.span.field is rel.sentence.field:
                 assert rel.sentence.start <= m.span.start and m.span.end <= rel.sentence.end
+
+
+def test_citations_and_latex_are_not_concepts(extractor: Extractor) -> None:
+    extraction = extract_one(extractor, "Our rates improve on Kim et al. (2018) and on Feng et "
+                                        "al. for all $d \\geq 4$. We use a Transformer "
+                                        "(Vaswani et al., 2017).")
+    found = labels(extraction)
+    assert "Transformer" in found
+    assert not {label for label in found
+                if "et al" in label or "\\" in label or label in {"Kim", "Feng", "Vaswani"}}

@@ -41,6 +41,7 @@ class Occurrence:
     sent_end: int
     char_start: int
     char_end: int
+    cited: bool = False  # followed by "et al.": an author's name in a citation
 
 
 @dataclass(frozen=True, slots=True)
@@ -287,6 +288,7 @@ def collect(
                 sentence=sent_of[term.start],
                 sent_start=s.start_char,
                 sent_end=max(s.end_char, s_last.end_char),
+                cited=_is_cited(doc, term.end),
                 char_start=span.start_char,
                 # A full stop spaCy left on the last token ("MiP.") is not part of the name.
                 char_end=span.end_char - (span.text.endswith(".") and
@@ -300,6 +302,12 @@ def collect(
         for d in definitions
     )
     return FieldCandidates(tuple(occurrences), defs, _title_prefix(doc) if is_title else None)
+
+
+def _is_cited(doc: Doc, end: int) -> bool:
+    """Is the term followed by "et al." (so it is the first author of a citation)?"""
+    following = doc[end : end + 2].text.lower()
+    return following.startswith(("et al", "et. al"))
 
 
 def _role_of(span: Span, roles: dict[int, Role]) -> Role | None:

@@ -72,6 +72,8 @@ def acceptance(
     label = entry.labels.most_common(1)[0][0]
     if is_generic_label(label) or len(entry.key) < 2:
         return None
+    if _NOT_A_TERM.search(label) or any(o.cited for _, o in entry.occurrences):
+        return None  # a citation ("Kim et al.") or LaTeX left in the text ("d \\geq")
     if any(len(w) == 1 and w.isalpha() for w in entry.key.split()[1:]):
         return None  # a math variable inside ("top-k", "k nearest"): an expression, not a term
     if "acronym" in kinds or entry.long_form or entry.short_form:
@@ -136,6 +138,7 @@ _EPONYM = re.compile(
     r"bound|lemma|criterion|equation|index|coefficient|test|loss|metric|score|model|process|"
     r"transform|kernel|information|matrix|estimator|principle)$"
 )
+_NOT_A_TERM = re.compile(r"\bet\.? al\b|\\[A-Za-z]")
 _TITLE_WORD = re.compile(r"^[A-ZÀ-Ý][a-zß-ÿ]+$")
 
 
