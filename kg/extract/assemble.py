@@ -57,29 +57,27 @@ def assemble(
     entries: dict[str, CandidateGroup] = {}
     proposal_sentences: set[tuple[Field, int]] = set()
     title_prefix_key = None
-    named_in_abstract = {
-        _key_for(occ.term.label, acronyms)
-        for pf in fields if pf.field is Field.ABSTRACT for occ in pf.candidates.occurrences
-    }
+    keyed = [(pf, occ, _key_for(occ.term.label, acronyms))
+             for pf in fields for occ in pf.candidates.occurrences]
+    named_in_abstract = {key for pf, _, key in keyed if pf.field is Field.ABSTRACT}
     for pf in fields:
         if pf.candidates.title_prefix:
             title_prefix_key = _key_for(pf.candidates.title_prefix, acronyms)
-        for occ in pf.candidates.occurrences:
-            key = _key_for(occ.term.label, acronyms)
-            if not key or (occ.term.kind == "title" and key not in named_in_abstract):
-                continue
-            entry = entries.setdefault(key, CandidateGroup(key))
-            entry.occurrences.append((pf.field, occ))
-            entry.labels[occ.term.label] += 1
-            defined = _short_of(occ.term.label, acronyms)
-            if defined is not None:
-                entry.long_form = acronyms[defined]
-                entry.short_form = defined
-            elif key in long_keys:
-                entry.short_form = long_keys[key]
-                entry.long_form = acronyms[long_keys[key]]
-            if occ.role is Role.PROPOSES:
-                proposal_sentences.add((pf.field, occ.sentence))
+    for pf, occ, key in keyed:
+        if not key or (occ.term.kind == "title" and key not in named_in_abstract):
+            continue
+        entry = entries.setdefault(key, CandidateGroup(key))
+        entry.occurrences.append((pf.field, occ))
+        entry.labels[occ.term.label] += 1
+        defined = _short_of(occ.term.label, acronyms)
+        if defined is not None:
+            entry.long_form = acronyms[defined]
+            entry.short_form = defined
+        elif key in long_keys:
+            entry.short_form = long_keys[key]
+            entry.long_form = acronyms[long_keys[key]]
+        if occ.role is Role.PROPOSES:
+            proposal_sentences.add((pf.field, occ.sentence))
     accepted = {k: e for k, e in entries.items()
                 if acceptance(e, gazetteer, model_runs=model_runs)}
     # Where accepted candidates overlap the longest wins ("distributed speculative inference"

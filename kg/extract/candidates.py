@@ -169,13 +169,13 @@ def _gazetteer_terms(doc: Doc, index: GazetteerIndex | None) -> list[Term]:
     ]
 
 
-def _title_prefix(doc: Doc) -> str | None:
+def _title_prefix(doc: Doc) -> Span | None:
     """ "BEARCUBS" of "BEARCUBS: A benchmark for …" (a short name before the colon)."""
     for token in doc[:8]:
         if token.text == ":":
             prefix = doc[: token.i]
             if 1 <= len(prefix) <= 5 and any(t.text[:1].isupper() for t in prefix):
-                return prefix.text
+                return prefix
             return None
     return None
 
@@ -228,9 +228,7 @@ def _title_prefix_term(doc: Doc) -> list[Term]:
     inner words ("Mind") are not terms of their own. Assembly keeps it only when the abstract
     names it too: a catchy prefix ("Beyond Accuracy: …") is not a concept."""
     prefix = _title_prefix(doc)
-    if prefix is None:
-        return []
-    tokens = [t for t in doc[:8] if t.idx + len(t.text) <= len(prefix)]
+    tokens = list(prefix) if prefix is not None else []
     if len(tokens) < 2 or has_finite_verb(tokens):
         return []  # one token is a name the name finder already has; "Less Is More" is a claim
     return [Term(tokens[0].i, tokens[-1].i + 1, label_of(tokens), "title")]
@@ -301,7 +299,8 @@ def collect(
          d.short.end_char)
         for d in definitions
     )
-    return FieldCandidates(tuple(occurrences), defs, _title_prefix(doc) if is_title else None)
+    prefix = _title_prefix(doc) if is_title else None
+    return FieldCandidates(tuple(occurrences), defs, prefix.text if prefix is not None else None)
 
 
 def _is_cited(doc: Doc, end: int) -> bool:
