@@ -14,11 +14,11 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 
@@ -26,6 +26,9 @@ from kg.errors import InputError, QueryError, StoreError
 from kg.query.result import QueryResult
 from kg.query.sources import Bindings, Source, _terms, bind_values, take
 from kg.query.sparql_text import query_form
+
+if TYPE_CHECKING:
+    from kg.query.bind import Hints
 
 __all__ = ["EndpointSource", "Protocol", "PushReport", "push_graph"]
 
@@ -68,7 +71,7 @@ class EndpointSource(Source):
         bindings: Bindings | None = None,
         *,
         limit: int | None = None,
-        labels: Mapping[str, str] | None = None,
+        hints: Hints | None = None,
     ) -> QueryResult:
         form = query_form(sparql)
         terms = _terms(bindings)

@@ -2,7 +2,8 @@
 
 A store is an Oxigraph (RocksDB) folder, so `oxigraph serve --location DIR` can serve it too.
 Next to the graph (in the default graph, or the named graphs of a TriG/N-Quads file) it holds a
-label index in the named graph `kg.query.labels.INDEX_GRAPH`, kept up to date by every load.
+label index in the named graph `kg.query.labels.INDEX_GRAPH`, and the folder holds a rank index
+(`kg.query.ranks.RANK_FILE`, SQLite), both rebuilt by every load.
 `load_store` never writes into the live folder: it bulk-loads a new store next to it and swaps
 the two folders by renaming, so a failed load (bad file, full disk, Ctrl-C) leaves the previous
 contents exactly as they were, and readers that have the old store open keep reading it.
@@ -25,6 +26,7 @@ from typing import Any
 import pyoxigraph as ox
 
 from kg.errors import InputError, StoreError
+from kg.query.ranks import RANK_FILE
 
 __all__ = ["LoadReport", "is_store", "load_store", "open_read_only", "store_size"]
 
@@ -114,9 +116,10 @@ def load_store(
 
 
 def _bulk_load(target: Path, data: Path | str | Iterable[Any]) -> int:
-    """Load into the store at `target`, then (re)build its label index; returns the number of
-    data triples (the index not counted)."""
-    from kg.query.labels import build_label_index, index_size
+    """Load into the store at `target`, then (re)build its label and rank indexes; returns the
+    number of data triples (the index not counted)."""
+    from kg.query.labels import build_label_index, data_graphs, index_size
+    from kg.query.ranks import RankIndex
 
     store = ox.Store(str(target))
     try:
@@ -126,12 +129,16 @@ def _bulk_load(target: Path, data: Path | str | Iterable[Any]) -> int:
             store.bulk_extend(_quads(data))
         build_label_index(store)  # a replace starts empty; an append keeps the old keys
         store.flush()
-        return len(store) - index_size(store)
+        triples = len(store) - index_size(store)
+        ranks = RankIndex.build(store, data_graphs(store), target / RANK_FILE)
     except OSError as exc:
         raise StoreError(f"{target}: bulk load failed: {exc}") from exc
     finally:
         del store
         gc.collect()  # closes the RocksDB handle before the folder is renamed
+    ranks.seal(target)  # the store's files as they stay: any later writer changes them
+    ranks.close()
+    return triples
 
 
 def _bulk_load_file(store: ox.Store, path: Path) -> None:

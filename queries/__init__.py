@@ -16,7 +16,15 @@ default. Kinds: `string`, `integer`, `iri`, `ctype` (Model, Method, Task, Datase
 Concept -> the `kg:` class), `role` (proposes, uses, … -> the `kg:` property) and
 `label(?c)`: a string the query matches against concept labels ignoring case, `?c` being the
 matched concept throughout the query; a source with a label index (`kg.query.labels`) then
-pre-binds `?c` to the candidates instead of scanning every label.
+pre-binds `?c` to the candidates instead of scanning every label. `contains(?c)` is a string
+that one of `?c`'s labels contains, ignoring case (a rank index finds the candidates).
+
+`@ranked ?c [?type] [kg:role]` says the query's rows come in the rank order of the concept
+`?c`: it sorts by `DESC(?paperCount) LCASE(?label) ?c` first (the concept's own count and
+prefLabel) and ends with `LIMIT n`; `?type`, when bound, is a type `?c` must have, and
+`kg:role` a property that links a paper to `?c` in every row. A source with a rank index
+(`kg.query.ranks`) then runs the query on the first concepts by rank, more until it has `n`
+rows, instead of on every concept; the rows are the same.
 
 >>> q = get("papers-using")
 >>> q.form, [p.name for p in q.params]
@@ -36,7 +44,7 @@ from importlib import resources
 
 from kg.errors import QueryError
 
-__all__ = ["NamedQuery", "Param", "ParamKind", "all_queries", "get", "names", "parse"]
+__all__ = ["NamedQuery", "Param", "ParamKind", "Ranked", "all_queries", "get", "names", "parse"]
 
 
 class ParamKind(StrEnum):
@@ -48,6 +56,11 @@ class ParamKind(StrEnum):
     CTYPE = "ctype"
     ROLE = "role"
     LABEL = "label"
+    CONTAINS = "contains"
+
+
+# Kinds that name the concept variable they match: `label(?c)`, `contains(?c)`.
+TARGETED = (ParamKind.LABEL, ParamKind.CONTAINS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +72,7 @@ class Param:
     description: str
     required: bool = True
     default: str | None = None
-    target: str | None = None  # for `label(?c)`: the variable holding the matched concept
+    target: str | None = None  # for `label(?c)`, `contains(?c)`: the matched concept's variable
 
     @property
     def usage(self) -> str:
@@ -69,6 +82,16 @@ class Param:
         if self.default is not None:
             return f"[{self.name}={self.default}]"
         return f"[{self.name}]"
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """A query's `@ranked ?variable [?type_variable]` tag, with the query's final LIMIT."""
+
+    variable: str
+    type_variable: str | None
+    limit: int
+    role: str | None = None  # a property every row links a paper to the concept by
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +108,7 @@ class NamedQuery:
     form: str
     params: tuple[Param, ...] = ()
     example: dict[str, str] = field(default_factory=dict)
+    ranked: Ranked | None = None
 
     @property
     def summary(self) -> str:
@@ -125,13 +149,20 @@ def parse(name: str, text: str) -> NamedQuery:
     description_lines: list[str] = []
     params: list[Param] = []
     example: dict[str, str] = {}
+    ranked: Ranked | None = None
     for line in header:
         if line.startswith("@param"):
             params.append(_parse_param(name, line))
         elif line.startswith("@example"):
             example = _parse_example(name, line.removeprefix("@example"))
+        elif line.startswith("@ranked"):
+            ranked = _parse_ranked(name, line, text)
+            if query_form(text) != "SELECT":
+                raise ValueError(f"{name}.rq: only a SELECT query can be @ranked")
         elif line.startswith("@"):
-            raise ValueError(f"{name}.rq: unknown header tag in {line!r} (use @param, @example)")
+            raise ValueError(
+                f"{name}.rq: unknown header tag in {line!r} (use @param, @example, @ranked)"
+            )
         elif not params and not example:
             description_lines.append(line)
     description = "\n".join(description_lines).strip()
@@ -144,7 +175,7 @@ def parse(name: str, text: str) -> NamedQuery:
     missing = [p.name for p in params if p.required and p.name not in example]
     if missing:
         raise ValueError(f"{name}.rq: @example must set the required {', '.join(missing)}")
-    return NamedQuery(name, description, text, query_form(text), tuple(params), example)
+    return NamedQuery(name, description, text, query_form(text), tuple(params), example, ranked)
 
 
 def _parse_param(name: str, line: str) -> Param:
@@ -159,16 +190,43 @@ def _parse_param(name: str, line: str) -> Param:
     except ValueError:
         kinds = ", ".join(k.value for k in ParamKind)
         raise ValueError(f"{name}.rq: unknown kind {match['kind']!r} (known: {kinds})") from None
-    if (kind is ParamKind.LABEL) != (match["target"] is not None):
+    if (kind in TARGETED) != (match["target"] is not None):
         raise ValueError(
-            f"{name}.rq: write a label parameter as 'label(?var)', ?var being the concept it "
-            f"matches (and only a label parameter names a variable): {line!r}"
+            f"{name}.rq: write a {kind.value} parameter as '{kind.value}(?var)', ?var being the "
+            f"concept it matches (and only label and contains parameters name a variable): "
+            f"{line!r}"
         )
     default = match["default"]
     required = not (match["optional"] or default is not None)
     return Param(
         match["name"], kind, match["description"].strip(), required, default, match["target"]
     )
+
+
+_RANKED = re.compile(
+    r"@ranked\s+\?(?P<var>\w+)(?:\s+\?(?P<type>\w+))?"
+    r"(?:\s+(?:kg:(?P<local>\w+)|<(?P<iri>[^>]+)>))?"
+)
+_LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*$", re.IGNORECASE)
+
+
+def _parse_ranked(name: str, line: str, text: str) -> Ranked:
+    """`@ranked ?c [?type]`, checked against the query: it must sort in rank order first and
+    end with a LIMIT (what makes running it on the first concepts by rank give its rows)."""
+    from kg.namespaces import KG_IRI
+    from kg.query.ranks import RANK_ORDER
+
+    match = _RANKED.fullmatch(line)
+    if not match:
+        raise ValueError(f"{name}.rq: write '@ranked ?concept [?type] [kg:role]', not {line!r}")
+    order = " ".join(f"ORDER BY {RANK_ORDER} ?{match['var']}".split())
+    if not re.search(re.escape(order) + r"(?![\w])", " ".join(text.split())):
+        raise ValueError(f"{name}.rq: @ranked needs the query to sort by '{order} …' first")
+    limit = _LIMIT.search(text.strip())
+    if not limit:
+        raise ValueError(f"{name}.rq: @ranked needs the query to end with LIMIT n")
+    role = KG_IRI + match["local"] if match["local"] else match["iri"]
+    return Ranked(match["var"], match["type"], int(limit[1]), role)
 
 
 def _parse_example(name: str, text: str) -> dict[str, str]:

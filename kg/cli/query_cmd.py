@@ -128,7 +128,7 @@ def query_command(
     A syntax error prints its line and column and exits with code 2.
     """
     from kg.query import ResultFormat, default_format, open_source, serialize
-    from kg.query.bind import label_hints, resolve
+    from kg.query.bind import Hints, hints, resolve
 
     try:
         positional = list(args)
@@ -153,13 +153,13 @@ def query_command(
 
             named = queries.get(text.strip())
             sparql, bindings = named.text, resolve(named, values)
-            labels = label_hints(named, values)
+            query_hints = hints(named, values)
         else:
-            sparql, bindings, labels = text, _free_bindings(values), {}
+            sparql, bindings, query_hints = text, _free_bindings(values), Hints()
         with open_source(
             source_arg, store=store, endpoint=endpoint, engine=engine, timeout=timeout
         ) as source:
-            result = source.query(sparql, bindings, limit=limit, labels=labels)
+            result = source.query(sparql, bindings, limit=limit, hints=query_hints)
         chosen = ResultFormat(fmt) if fmt else default_format(result)
         data = serialize(result, chosen, max_width=max_width)
     except KGError as exc:

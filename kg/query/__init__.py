@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from kg.errors import InputError, QueryError
-from kg.query.bind import label_hints, resolve
+from kg.query.bind import hints, resolve
 from kg.query.formats import ResultFormat, default_format, serialize
 from kg.query.result import QueryResult
 from kg.query.sources import OxigraphSource, RdflibSource, Source
@@ -93,6 +93,4 @@ def run_named(
 
     named = queries.get(name)
     values = dict(params or {})
-    return source.query(
-        named.text, resolve(named, values), limit=limit, labels=label_hints(named, values)
-    )
+    return source.query(named.text, resolve(named, values), limit=limit, hints=hints(named, values))

@@ -14,6 +14,7 @@ becomes. Nothing here writes query text: the terms are bound by the engine (see 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import pyoxigraph as ox
 
@@ -21,16 +22,36 @@ from kg.errors import QueryError
 from kg.namespaces import KG_IRI, PREFIXES
 from kg.query.terms import XSD, Term
 from kg.types import ConceptType, Role
-from queries import NamedQuery, Param, ParamKind
+from queries import NamedQuery, Param, ParamKind, Ranked
 
 
-def label_hints(query: NamedQuery, values: Mapping[str, str]) -> dict[str, str]:
-    """`{concept variable: label text}` for the query's `label(?c)` parameters that are set."""
-    return {
-        p.target: values[p.name]
-        for p in query.params
-        if p.kind is ParamKind.LABEL and p.target and values.get(p.name) is not None
-    }
+@dataclass(frozen=True, slots=True)
+class Hints:
+    """What a named query tells a source with indexes (`kg.query.labels`, `kg.query.ranks`)
+    about its variables. A source may use them to pre-bind candidates; the rows are the same
+    without them.
+
+    `labels`: variable -> a text equal to one of the concept's labels, ignoring case.
+    `contains`: variable -> a text one of the concept's labels contains, ignoring case.
+    `ranked`: the query's rows come in the rank order of this concept variable.
+    """
+
+    labels: Mapping[str, str] = field(default_factory=dict)
+    contains: Mapping[str, str] = field(default_factory=dict)
+    ranked: Ranked | None = None
+
+
+def hints(query: NamedQuery, values: Mapping[str, str]) -> Hints:
+    """The hints of a named query's header for these parameter values."""
+
+    def targets(kind: ParamKind) -> dict[str, str]:
+        return {
+            p.target: values[p.name]
+            for p in query.params
+            if p.kind is kind and p.target and values.get(p.name) is not None
+        }
+
+    return Hints(targets(ParamKind.LABEL), targets(ParamKind.CONTAINS), query.ranked)
 
 
 def resolve(query: NamedQuery, values: Mapping[str, str]) -> dict[str, Term]:
@@ -74,7 +95,7 @@ def _quote(value: str) -> str:
 def convert(param: Param, value: str, *, query: str = "") -> Term:
     """The term a string value stands for, given the parameter's kind."""
     where = f"query {query!r}, parameter {param.name!r}" if query else f"parameter {param.name!r}"
-    if param.kind in (ParamKind.STRING, ParamKind.LABEL):
+    if param.kind in (ParamKind.STRING, ParamKind.LABEL, ParamKind.CONTAINS):
         return ox.Literal(value)
     if param.kind is ParamKind.INTEGER:
         try:

@@ -40,3 +40,21 @@ class QueryResult:
         if self.form == "ASK":
             return 1
         return len(self.triples) if self.is_graph else len(self.rows)
+
+    def cut(self, limit: int | None) -> QueryResult:
+        """This result with at most `limit` rows (or triples), marked truncated if it lost any."""
+        if limit is None:
+            return self
+        if self.is_graph:
+            return QueryResult(
+                self.form,
+                triples=self.triples[:limit],
+                truncated=self.truncated or len(self.triples) > limit,
+            )
+        return QueryResult(
+            self.form,
+            self.variables,
+            self.rows[:limit],
+            self.boolean,
+            truncated=self.truncated or len(self.rows) > limit,
+        )

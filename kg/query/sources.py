@@ -15,14 +15,24 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import IO, Any, cast
+from typing import IO, TYPE_CHECKING, Any, cast
 
 import pyoxigraph as ox
 
 from kg.errors import InputError, QueryError, StoreError
 from kg.query.result import QueryResult
-from kg.query.sparql_text import inject_values, line_column, query_form, undeclared_prefix
+from kg.query.sparql_text import (
+    inject_candidates,
+    inject_values,
+    line_column,
+    query_form,
+    undeclared_prefix,
+)
 from kg.query.terms import Term, from_rdflib, to_rdflib, to_term, triple_from_rdflib
+
+if TYPE_CHECKING:
+    from kg.query.bind import Hints
+    from kg.query.ranks import RankIndex
 
 Bindings = Mapping[str, Any]
 
@@ -83,15 +93,14 @@ class Source(ABC):
         bindings: Bindings | None = None,
         *,
         limit: int | None = None,
-        labels: Mapping[str, str] | None = None,
+        hints: Hints | None = None,
     ) -> QueryResult:
         """Run a query; `bindings` maps variable names to values (str, int, or RDF terms).
 
         `limit` caps the rows (or triples) read; the result says whether it cut anything.
-        `labels` maps a variable to a text the query matches against that concept's labels
-        ignoring case: a hint a source with a label index uses to pre-bind the variable (the
-        result is the same without it). Raises `QueryError` (syntax error with its position,
-        bad binding) or `StoreError`.
+        `hints` (from a named query's header) let a source with indexes pre-bind variables to
+        candidates; the result is the same without them. Raises `QueryError` (syntax error
+        with its position, bad binding) or `StoreError`.
         """
 
     def select(self, sparql: str, bindings: Bindings | None = None) -> list[dict[str, Term]]:
@@ -175,27 +184,44 @@ def check_syntax(sparql: str) -> None:
 
 class OxigraphSource(Source):
     """An Oxigraph store: on disk (opened read-only, so other readers and a loader may share
-    it) or in memory (loaded from a file)."""
+    it) or in memory (loaded from a file).
 
-    def __init__(self, store: ox.Store, description: str):
+    With the store's indexes, named queries' hints pre-bind variables to candidates: a label
+    parameter to the concepts the label index finds, a `contains` parameter to the concepts
+    whose labels hold the text, and a `@ranked` query runs on the first concepts in rank order
+    (its LIMIT of them, then `growth` times more each time it has fewer rows than its LIMIT,
+    and over `max_candidates` on every concept).
+    """
+
+    growth = 4
+    max_candidates = 20_000
+
+    def __init__(self, store: ox.Store, description: str, ranks: RankIndex | None = None):
         from kg.query.labels import data_graphs, has_label_index
 
         self.store = store
         self.description = description
         self.indexed = has_label_index(store)
         self.graphs = data_graphs(store)
+        self.ranks = ranks if ranks is not None and ranks.usable else None
+        self.first_batch: int | None = None  # tests: start ranked runs this small
 
     @classmethod
     def open_dir(cls, path: Path) -> OxigraphSource:
         """The store in folder `path` (made by `kg load --store` or `kg build --store`)."""
+        from kg.query.ranks import RANK_FILE, RankIndex
         from kg.store import open_read_only
 
-        return cls(open_read_only(path), f"{path} (Oxigraph store)")
+        source = cls(open_read_only(path), f"{path} (Oxigraph store)", RankIndex.open(path))
+        if source.ranks is None and (path / RANK_FILE).is_file():
+            source.indexed = False  # another tool wrote to the store: its label index is old
+        return source
 
     @classmethod
     def from_file(cls, path: Path) -> OxigraphSource:
-        """A fresh in-memory store holding the graph file `path`."""
-        from kg.query.labels import build_label_index
+        """A fresh in-memory store holding the graph file `path`, with its indexes."""
+        from kg.query.labels import build_label_index, data_graphs
+        from kg.query.ranks import RankIndex
 
         store = ox.Store()
         ox_format, rdflib_format, _ = rdf_format(path)
@@ -208,7 +234,8 @@ class OxigraphSource(Source):
             except SyntaxError as exc:
                 raise InputError(f"not valid RDF: {exc}", source=str(path)) from exc
         build_label_index(store)
-        return cls(store, f"{path} (Oxigraph, in memory)")
+        ranks = RankIndex.build(store, data_graphs(store))
+        return cls(store, f"{path} (Oxigraph, in memory)", ranks)
 
     def query(
         self,
@@ -216,34 +243,81 @@ class OxigraphSource(Source):
         bindings: Bindings | None = None,
         *,
         limit: int | None = None,
-        labels: Mapping[str, str] | None = None,
+        hints: Hints | None = None,
     ) -> QueryResult:
         form = query_form(sparql)
         terms = _terms(bindings)
-        text = bind_values(sparql, terms) if terms else sparql
-        if labels and self.indexed:
-            text = self._bind_candidates(text, labels)
+        candidates = self._candidates(terms, hints) if hints is not None else {}
+        ranked = hints.ranked if hints is not None and self.ranks is not None else None
         try:
-            answer = self.store.query(text, default_graph=self.graphs)
+            if hints is not None and ranked is not None and ranked.variable not in candidates:
+                return self._run_ranked(sparql, form, terms, candidates, hints).cut(limit)
+            return _oxigraph_result(self._run(sparql, terms, candidates), form, limit)
+        except OSError as exc:
+            raise StoreError(f"{self.description}: the store failed: {exc}") from exc
+
+    def _candidates(self, terms: Mapping[str, Term], hints: Hints) -> dict[str, list[str]]:
+        """Variable -> the terms it may take, from the indexes (only variables they cover)."""
+        from kg.query.labels import candidates
+
+        found: dict[str, list[str]] = {}
+        if self.indexed:
+            for variable, label in hints.labels.items():
+                found[variable] = [str(node) for node in candidates(self.store, label)]
+        ranked = hints.ranked.variable if hints.ranked is not None else None
+        if self.ranks is not None:
+            for variable, text in hints.contains.items():
+                if variable != ranked and variable not in found:
+                    found[variable] = [f"<{iri}>" for iri in self.ranks.ranked(None, contains=text)]
+        return found
+
+    def _run_ranked(
+        self,
+        sparql: str,
+        form: str,
+        terms: Mapping[str, Term],
+        candidates: dict[str, list[str]],
+        hints: Hints,
+    ) -> QueryResult:
+        """Run on the first concepts by rank, more until the query has its LIMIT of rows: its
+        rows come in rank order, so those are its first rows over all concepts."""
+        assert self.ranks is not None and hints.ranked is not None
+        ranked = hints.ranked
+        type_term = terms.get(ranked.type_variable) if ranked.type_variable else None
+        type_iri = type_term.value if isinstance(type_term, ox.NamedNode) else None
+        contains = hints.contains.get(ranked.variable)
+        size = self.first_batch or ranked.limit
+        while True:
+            if size > self.max_candidates and contains is None:
+                return _oxigraph_result(self._run(sparql, terms, candidates), form, None)
+            wanted = size if size <= self.max_candidates else None
+            batch = self.ranks.ranked(
+                wanted, type_iri=type_iri, contains=contains, role=ranked.role
+            )
+            bound = {**candidates, ranked.variable: [f"<{iri}>" for iri in batch]}
+            result = _oxigraph_result(self._run(sparql, terms, bound), form, None)
+            if len(result.rows) >= ranked.limit or wanted is None or len(batch) < wanted:
+                return result
+            size *= self.growth
+
+    def _run(self, sparql: str, terms: Mapping[str, Term], candidates: dict[str, list[str]]) -> Any:
+        """The query's answer with `terms` bound and `candidates` pre-bound."""
+        names = sorted(terms)
+        param_row = [str(terms[name]) for name in names]
+        if candidates:
+            variables = sorted(candidates)
+            rows = [list(row) for row in itertools.product(*(candidates[v] for v in variables))]
+            text = inject_candidates(sparql, names, param_row, variables, rows)
+        else:
+            text = inject_values(sparql, names, [param_row]) if names else sparql
+        try:
+            return self.store.query(text, default_graph=self.graphs)
         except SyntaxError as exc:
             if text is not sparql:
                 self._raise_unbound_error(sparql)
             raise syntax_error(str(exc), sparql) from exc
         except OSError as exc:
             raise StoreError(f"{self.description}: the store failed: {exc}") from exc
-        try:
-            return _oxigraph_result(answer, form, limit)
-        except OSError as exc:
-            raise StoreError(f"{self.description}: the store failed: {exc}") from exc
-
-    def _bind_candidates(self, text: str, labels: Mapping[str, str]) -> str:
-        """Pre-bind each label variable to the concepts the index finds for its text."""
-        from kg.query.labels import candidates
-
-        for variable, label in sorted(labels.items()):
-            found = candidates(self.store, label)
-            text = inject_values(text, [variable], [[str(node)] for node in found])
-        return text
 
     def _raise_unbound_error(self, sparql: str) -> None:
         """Report a syntax error at its position in the query as written (not as bound)."""
@@ -254,6 +328,8 @@ class OxigraphSource(Source):
         raise QueryError("the query's parameters could not be bound (a VALUES block failed)")
 
     def close(self) -> None:
+        if self.ranks is not None:
+            self.ranks.close()
         del self.store
 
 
@@ -306,7 +382,7 @@ class RdflibSource(Source):
         bindings: Bindings | None = None,
         *,
         limit: int | None = None,
-        labels: Mapping[str, str] | None = None,
+        hints: Hints | None = None,
     ) -> QueryResult:
         from rdflib.plugins.sparql import prepareQuery
         from rdflib.term import Variable

@@ -1,0 +1,254 @@
+"""The rank index (`kg.query.ranks`) and the `@ranked` named queries it speeds up: on a store
+with the index they give the rows rdflib gives, whatever the batch sizes, and an index that
+does not fit its store is not used."""
+
+from __future__ import annotations
+
+import gc
+import random
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+import queries
+from kg.query import open_source, run_named
+from kg.query.formats import compact
+from kg.query.labels import data_graphs
+from kg.query.ranks import RANK_FILE, RankIndex
+from kg.query.sources import OxigraphSource, Source
+from kg.store import load_store
+
+KG = "https://w3id.org/paperkg/ontology#"
+EX = "https://example.org/"
+TYPES = ["Model", "Method", "Task", "Dataset", "Metric", "Concept"]
+# Labels that tie ignoring case, sort differently by case, or fold specially (ß, Σ).
+WORDS = ["Diffusion", "diffusion", "GAN", "gan", "Straße", "STRASSE", "ΣNet", "bench", "x", "Zeta"]
+
+
+def _turtle(concepts: int = 240, papers: int = 120, seed: int = 11) -> str:
+    """A graph of concepts with few distinct paper counts and labels (so ties abound), types,
+    altLabels, proposing papers and vocabulary matches."""
+    rng = random.Random(seed)
+    lines = [
+        f"@prefix kg: <{KG}> .",
+        "@prefix skos: <http://www.w3.org/2004/02/skos/core#> .",
+        "@prefix dcterms: <http://purl.org/dc/terms/> .",
+    ]
+    for i in range(concepts):
+        label = f"{rng.choice(WORDS)} {rng.choice(WORDS)}".strip()
+        lines.append(
+            f'<{EX}c{i}> a skos:Concept, kg:{rng.choice(TYPES)} ; skos:prefLabel "{label}" ; '
+            f"kg:paperCount {rng.randint(1, 6)} ."
+        )
+        if rng.random() < 0.3:
+            lines.append(f'<{EX}c{i}> skos:altLabel "{rng.choice(WORDS)}-{i}" .')
+        if rng.random() < 0.2:
+            lines.append(
+                f"<{EX}m{i}> kg:matchedConcept <{EX}c{i}> ; kg:matchTarget <{EX}v{i}> ; "
+                f'kg:matchProperty <{EX}exact> ; kg:matchMethod "label" ; kg:matchSource "pwc" .'
+            )
+    for p in range(papers):
+        lines.append(f'<{EX}p{p}> a kg:Paper ; dcterms:title "Paper {p}" .')
+        for c in rng.sample(range(concepts), 3):
+            role = "proposes" if rng.random() < 0.4 else "uses"
+            lines.append(f"<{EX}p{p}> kg:{role} <{EX}c{c}> .")
+    return "\n".join(lines) + "\n"
+
+
+@pytest.fixture(scope="module")
+def graph(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("ranks") / "graph.ttl"
+    path.write_text(_turtle(), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def reference(graph: Path) -> Source:
+    return open_source(graph, engine="rdflib")
+
+
+@pytest.fixture(scope="module")
+def store_dir(graph: Path) -> Path:
+    target = graph.parent / "graph.db"
+    load_store(target, graph)
+    return target
+
+
+def _rows(source: Source, name: str, params: dict[str, str]) -> list[list[str]]:
+    return [[compact(term) for term in row] for row in run_named(source, name, params).rows]
+
+
+RANKED_CASES = [
+    ("top-concepts", {}),
+    ("top-concepts", {"type": "Task"}),
+    ("top-concepts", {"type": "Metric"}),
+    ("proposed-methods", {}),
+    ("proposed-methods", {"type": "Dataset"}),
+    ("search", {"text": "diffusion"}),
+    ("search", {"text": "Strasse"}),
+    ("search", {"text": "ß"}),
+    ("search", {"text": "σnet"}),
+    ("search", {"text": "a"}),
+    ("search", {"text": "gan", "type": "Model"}),
+    ("search", {"text": 'x" OR "gan'}),
+    ("search", {"text": "nothing like it"}),
+    ("vocabulary-matches", {}),
+    ("vocabulary-matches", {"concept": "GAN gan"}),
+]
+# (first batch, growth, most candidates before a plain run): the defaults, small batches
+# that grow several times, and a cap that makes the query fall back to its plain run.
+BATCHES = [(None, 4, 20_000), (1, 2, 20_000), (3, 3, 40)]
+
+
+def test_the_named_queries_that_sort_by_rank_say_so() -> None:
+    ranked = {q.name: q.ranked for q in queries.all_queries() if q.ranked is not None}
+    assert sorted(ranked) == ["proposed-methods", "search", "top-concepts", "vocabulary-matches"]
+    assert ranked["proposed-methods"].role == KG + "proposes"
+    assert ranked["top-concepts"].limit == 25
+
+
+@pytest.mark.parametrize("batches", BATCHES, ids=["default", "small", "capped"])
+@pytest.mark.parametrize(
+    ("name", "params"), RANKED_CASES, ids=[f"{n}-{i}" for i, (n, _) in enumerate(RANKED_CASES)]
+)
+def test_a_ranked_query_gives_the_rows_of_a_plain_run(
+    store_dir: Path,
+    reference: Source,
+    name: str,
+    params: dict[str, str],
+    batches: tuple[int | None, int, int],
+) -> None:
+    source = open_source(store=store_dir)
+    assert isinstance(source, OxigraphSource) and source.ranks is not None
+    source.first_batch, source.growth, source.max_candidates = batches
+    expected = _rows(reference, name, params)
+    if name == "top-concepts" or (name == "search" and params["text"] == "a"):
+        assert len(expected) == queries.get(name).ranked.limit  # type: ignore[union-attr]
+    assert _rows(source, name, params) == expected
+    source.close()
+
+
+def test_the_index_orders_concepts_as_the_engine_sorts_them(
+    store_dir: Path, reference: Source
+) -> None:
+    order = """PREFIX kg: <https://w3id.org/paperkg/ontology#>
+    PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+    SELECT ?c WHERE { ?c kg:paperCount ?paperCount ; skos:prefLabel ?label }
+    ORDER BY DESC(?paperCount) LCASE(?label) ?c"""
+    expected = [row["c"].value for row in reference.select(order)]
+    index = RankIndex.open(store_dir)
+    assert index is not None and index.usable
+    assert index.ranked(None) == expected
+    tasks = index.ranked(None, type_iri=KG + "Task")
+    assert tasks == [c for c in expected if c in set(tasks)] and 0 < len(tasks) < len(expected)
+    proposed = set(index.ranked(None, role=KG + "proposes"))
+    truth = {row["c"].value for row in reference.select(f"SELECT ?c {{ ?p <{KG}proposes> ?c }}")}
+    assert proposed == truth
+    assert index.ranked(None, role=KG + "unknownRole") == expected  # not indexed: no filter
+    index.close()
+
+
+@pytest.mark.parametrize("text", ["diffusion", "ß", "SS", "Σ", "net", "n", "", '"', "gan-1"])
+def test_substring_candidates_hold_every_label_that_contains_the_text(
+    store_dir: Path, reference: Source, text: str
+) -> None:
+    """The trigram index (three characters and more) and the scan (fewer) miss nothing that
+    SPARQL's CONTAINS(LCASE(label), LCASE(text)) finds."""
+    query = """PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
+    PREFIX kg: <https://w3id.org/paperkg/ontology#>
+    SELECT DISTINCT ?c WHERE { ?c kg:paperCount ?n ; skos:prefLabel|skos:altLabel ?l .
+    FILTER(CONTAINS(LCASE(?l), LCASE(?text))) }"""
+    truth = {row["c"].value for row in reference.select(query, {"text": text})}
+    index = RankIndex.open(store_dir)
+    assert index is not None
+    found = index.ranked(None, contains=text)
+    assert truth <= set(found)
+    if text in ("diffusion", "net", "n"):
+        assert set(found) == truth and truth
+    index.close()
+
+
+def test_another_writer_makes_the_store_skip_its_indexes(graph: Path, tmp_path: Path) -> None:
+    """A read-write open by another tool (`oxigraph load`, `oxigraph serve`) may change the data:
+    the indexes are then not trusted, and the answers still come (by scanning)."""
+    target = tmp_path / "graph.db"
+    load_store(target, graph)
+    with open_source(store=target) as source:
+        assert isinstance(source, OxigraphSource) and source.ranks and source.indexed
+        before = _rows(source, "search", {"text": "gan"})
+    store = ox.Store(str(target))
+    late = ox.NamedNode(EX + "late")
+    store.add(ox.Quad(late, ox.NamedNode(KG + "paperCount"), ox.Literal(99)))
+    store.add(
+        ox.Quad(
+            late,
+            ox.NamedNode("http://www.w3.org/2004/02/skos/core#prefLabel"),
+            ox.Literal("Gan added later"),
+        )
+    )
+    store.add(
+        ox.Quad(
+            late,
+            ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+            ox.NamedNode(KG + "Method"),
+        )
+    )
+    del store
+    gc.collect()
+    assert RankIndex.open(target) is None
+    with open_source(store=target) as source:
+        assert isinstance(source, OxigraphSource)
+        assert source.ranks is None and not source.indexed
+        after = _rows(source, "search", {"text": "gan"})
+    assert after[0][1] == "Gan added later" and after[1:] == before[: len(after) - 1]
+
+
+def test_an_append_reranks_the_whole_store(graph: Path, tmp_path: Path) -> None:
+    target = tmp_path / "graph.db"
+    load_store(target, graph)
+    extra = tmp_path / "extra.ttl"
+    extra.write_text(
+        f'<{EX}top> a <{KG}Task> ; <http://www.w3.org/2004/02/skos/core#prefLabel> "Top task" ;'
+        f" <{KG}paperCount> 1000 .\n",
+        encoding="utf-8",
+    )
+    load_store(target, extra, replace=False)
+    with open_source(store=target) as source:
+        assert _rows(source, "top-concepts", {"type": "Task"})[0][1] == "Top task"
+        assert isinstance(source, OxigraphSource) and source.ranks is not None
+
+
+def test_a_concept_with_two_ranks_turns_the_index_off(tmp_path: Path) -> None:
+    """Two paper counts (graphs merged by hand) give a concept no one place in the order."""
+    store = ox.Store()
+    c = ox.NamedNode(EX + "c")
+    store.add(ox.Quad(c, ox.NamedNode(KG + "paperCount"), ox.Literal(1)))
+    store.add(ox.Quad(c, ox.NamedNode(KG + "paperCount"), ox.Literal(2)))
+    store.add(
+        ox.Quad(c, ox.NamedNode("http://www.w3.org/2004/02/skos/core#prefLabel"), ox.Literal("C"))
+    )
+    index = RankIndex.build(store, data_graphs(store), tmp_path / RANK_FILE)
+    assert not index.usable
+    assert OxigraphSource(store, "merged", index).ranks is None
+
+
+def test_a_file_loaded_into_oxigraph_in_memory_has_the_rank_index(
+    graph: Path, reference: Source
+) -> None:
+    source = open_source(graph, engine="oxigraph")
+    assert isinstance(source, OxigraphSource) and source.ranks is not None
+    assert _rows(source, "top-concepts", {}) == _rows(reference, "top-concepts", {})
+
+
+def test_a_ranked_tag_must_match_the_query() -> None:
+    body = "SELECT ?c WHERE { ?c ?p ?paperCount ; ?q ?label }\n"
+    order = "ORDER BY DESC(?paperCount) LCASE(?label) ?c\n"
+    ok = queries.parse("t", f"# T.\n# @ranked ?c\n{body}{order}LIMIT 5\n")
+    assert ok.ranked == queries.Ranked("c", None, 5)
+    with pytest.raises(ValueError, match="sort by"):
+        queries.parse("t", f"# T.\n# @ranked ?c\n{body}ORDER BY ?c\nLIMIT 5\n")
+    with pytest.raises(ValueError, match="LIMIT"):
+        queries.parse("t", f"# T.\n# @ranked ?c\n{body}{order}")
+    with pytest.raises(ValueError, match="sort by"):
+        queries.parse("t", f"# T.\n# @ranked ?c\n{body}{order.replace('?c', '?cx')}LIMIT 5\n")
