@@ -268,7 +268,7 @@ class OxigraphSource(Source):
         if self.ranks is not None:
             for variable, text in hints.contains.items():
                 if variable != ranked and variable not in found:
-                    found[variable] = [f"<{iri}>" for iri in self.ranks.ranked(None, contains=text)]
+                    found[variable] = _iris(self.ranks.ranked(None, contains=text))
         return found
 
     def _run_ranked(
@@ -294,22 +294,34 @@ class OxigraphSource(Source):
             batch = self.ranks.ranked(
                 wanted, type_iri=type_iri, contains=contains, role=ranked.role
             )
-            bound = {**candidates, ranked.variable: [f"<{iri}>" for iri in batch]}
-            result = _oxigraph_result(self._run(sparql, terms, bound), form, None)
+            bound = {**candidates, ranked.variable: _iris(batch)}
+            answer = self._run(sparql, terms, bound, together=True)
+            result = _oxigraph_result(answer, form, None)
             if len(result.rows) >= ranked.limit or wanted is None or len(batch) < wanted:
                 return result
             size *= self.growth
 
-    def _run(self, sparql: str, terms: Mapping[str, Term], candidates: dict[str, list[str]]) -> Any:
-        """The query's answer with `terms` bound and `candidates` pre-bound."""
+    def _run(
+        self,
+        sparql: str,
+        terms: Mapping[str, Term],
+        candidates: dict[str, list[str]],
+        *,
+        together: bool = False,
+    ) -> Any:
+        """The query's answer with `terms` bound and `candidates` pre-bound: in one block per
+        group with `together` (what ranked runs need: see `inject_candidates`), else a block
+        per variable (what label lookups were measured fastest with)."""
         names = sorted(terms)
         param_row = [str(terms[name]) for name in names]
-        if candidates:
+        if together and candidates:
             variables = sorted(candidates)
             rows = [list(row) for row in itertools.product(*(candidates[v] for v in variables))]
             text = inject_candidates(sparql, names, param_row, variables, rows)
         else:
             text = inject_values(sparql, names, [param_row]) if names else sparql
+            for variable, found in sorted(candidates.items()):
+                text = inject_values(text, [variable], [[term] for term in found])
         try:
             return self.store.query(text, default_graph=self.graphs)
         except SyntaxError as exc:
@@ -331,6 +343,11 @@ class OxigraphSource(Source):
         if self.ranks is not None:
             self.ranks.close()
         del self.store
+
+
+def _iris(iris: list[str]) -> list[str]:
+    """IRIs as SPARQL terms, written by pyoxigraph."""
+    return [str(ox.NamedNode(iri)) for iri in iris]
 
 
 def _oxigraph_result(answer: Any, form: str, limit: int | None) -> QueryResult:

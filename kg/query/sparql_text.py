@@ -171,25 +171,30 @@ def inject_candidates(
 ) -> str:
     """Bind `params` to `param_row` (as `inject_values`) and pre-bind `variables` to `rows`.
 
-    Where a candidate variable is in scope, one block binds the parameters and candidates
-    together (one multi-column VALUES gives Oxigraph one join order: parameters and candidate
-    first; two blocks may make it scan a parameter's matches before it joins the candidates).
-    Elsewhere the parameters alone, so a candidate never enters a sub-SELECT that does not use
-    it (where its rows would multiply).
+    Each group gets one VALUES block of just the variables in scope there: where a parameter
+    and a candidate variable meet, one multi-column block (two blocks can make Oxigraph scan a
+    parameter's matches before joining the candidates); elsewhere a block of what the group
+    uses (a variable a group does not use can change Oxigraph's join order for the worse, and
+    a candidate must not enter a sub-SELECT that does not use it, where its rows multiply).
 
     >>> print(inject_candidates("{ ?c a ?t {SELECT ?t { ?x a ?t }} }", ["t"], ["<T>"],
     ...                         ["c"], [["<a>"], ["<b>"]]))
     { VALUES (?t ?c) { (<T> <a>) (<T> <b>) } ?c a ?t {SELECT ?t { VALUES (?t) { (<T>) } ?x a ?t }} }
     """
-    both = values_block([*params, *variables], [[*param_row, *row] for row in rows])
-    blocks = {at: both for at in group_starts(text, variables)}
-    if not blocks:
+    names = [*params, *variables]
+    scope: dict[int, set[str]] = {}
+    for name in names:
+        for at in group_starts(text, [name]):
+            scope.setdefault(at, set()).add(name)
+    if not any(v in used for used in scope.values() for v in variables):
         unused = ", ".join(f"?{name}" for name in variables)
         raise QueryError(f"the query does not use {unused}, so it cannot be bound")
-    if params:
-        alone = values_block(params, [param_row])
-        for at in group_starts(text, params):
-            blocks.setdefault(at, alone)
+    full_rows = [[*param_row, *row] for row in rows]
+    blocks = {}
+    for at, used in scope.items():
+        columns = [i for i, name in enumerate(names) if name in used]
+        picked = sorted({tuple(row[i] for i in columns) for row in full_rows})
+        blocks[at] = values_block([names[i] for i in columns], picked)
     return insert_blocks(text, blocks)
 
 
