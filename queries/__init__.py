@@ -22,9 +22,11 @@ that one of `?c`'s labels contains, ignoring case (a rank index finds the candid
 `@ranked ?c [?type] [kg:role]` says the query's rows come in the rank order of the concept
 `?c`: it sorts by `DESC(?paperCount) LCASE(?label) ?c` first (the concept's own count and
 prefLabel) and ends with `LIMIT n`; `?type`, when bound, is a type `?c` must have, and
-`kg:role` a property that links a paper to `?c` in every row. A source with a rank index
-(`kg.query.ranks`) then runs the query on the first concepts by rank, more until it has `n`
-rows, instead of on every concept; the rows are the same.
+`kg:role` a property that links a paper to `?c` in every row. `@ranked ?paper [property]`
+says the same of papers sorted by `DESC(?year) ?title ?paper` (newest first; the
+property is one every row's paper has). A source with a rank index (`kg.query.ranks`) then runs
+the query on the first concepts (papers) by rank, more until it has `n` rows, instead of on
+all of them; the rows are the same.
 
 >>> q = get("papers-using")
 >>> q.form, [p.name for p in q.params]
@@ -91,7 +93,10 @@ class Ranked:
     variable: str
     type_variable: str | None
     limit: int
-    role: str | None = None  # a property every row links a paper to the concept by
+    # Concepts: a property every row links a paper to the concept by; papers: a property
+    # every row's paper has.
+    role: str | None = None
+    order: str = "concepts"  # or "papers" (see `kg.query.ranks.ORDERS`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,29 +209,46 @@ def _parse_param(name: str, line: str) -> Param:
 
 
 _RANKED = re.compile(
-    r"@ranked\s+\?(?P<var>\w+)(?:\s+\?(?P<type>\w+))?"
-    r"(?:\s+(?:kg:(?P<local>\w+)|<(?P<iri>[^>]+)>))?"
+    r"@ranked\s+\?(?P<var>\w+)(?:\s+\?(?P<type>\w+))?(?:\s+(?P<term><[^>]+>|\w+:\w+))?"
 )
 _LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*$", re.IGNORECASE)
 
 
 def _parse_ranked(name: str, line: str, text: str) -> Ranked:
-    """`@ranked ?c [?type]`, checked against the query: it must sort in rank order first and
-    end with a LIMIT (what makes running it on the first concepts by rank give its rows)."""
-    from kg.namespaces import KG_IRI
-    from kg.query.ranks import RANK_ORDER
+    """`@ranked ?x [?type] [property]`, checked against the query: it must sort in one of the
+    rank index's orders first and end with a LIMIT (what makes running it on the first
+    concepts or papers by rank give its rows)."""
+    from kg.namespaces import PREFIXES
+    from kg.query.ranks import ORDERS
 
     match = _RANKED.fullmatch(line)
     if not match:
-        raise ValueError(f"{name}.rq: write '@ranked ?concept [?type] [kg:role]', not {line!r}")
-    order = " ".join(f"ORDER BY {RANK_ORDER} ?{match['var']}".split())
-    if not re.search(re.escape(order) + r"(?![\w])", " ".join(text.split())):
-        raise ValueError(f"{name}.rq: @ranked needs the query to sort by '{order} …' first")
+        raise ValueError(
+            f"{name}.rq: write '@ranked ?concept [?type] [kg:role]' or "
+            f"'@ranked ?paper [property]', not {line!r}"
+        )
+    flat = " ".join(text.split())
+    found = [
+        order
+        for order, keys in ORDERS.items()
+        if re.search(re.escape(f"ORDER BY {keys} ?{match['var']}") + r"(?![\w])", flat)
+    ]
+    if not found:
+        wanted = " or ".join(f"'ORDER BY {keys} ?{match['var']} …'" for keys in ORDERS.values())
+        raise ValueError(f"{name}.rq: @ranked needs the query to sort by {wanted} first")
+    if found[0] == "papers" and match["type"]:
+        raise ValueError(f"{name}.rq: papers are ranked without a type: {line!r}")
     limit = _LIMIT.search(text.strip())
     if not limit:
         raise ValueError(f"{name}.rq: @ranked needs the query to end with LIMIT n")
-    role = KG_IRI + match["local"] if match["local"] else match["iri"]
-    return Ranked(match["var"], match["type"], int(limit[1]), role)
+    term = match["term"]
+    if term and not term.startswith("<"):
+        prefix, local = term.split(":", 1)
+        if prefix not in PREFIXES:
+            raise ValueError(f"{name}.rq: unknown prefix in {term!r} (write <IRI>)")
+        term = PREFIXES[prefix] + local
+    role = term.strip("<>") if term else None
+    return Ranked(match["var"], match["type"], int(limit[1]), role, found[0])
 
 
 def _parse_example(name: str, text: str) -> dict[str, str]:

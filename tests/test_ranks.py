@@ -20,6 +20,7 @@ from kg.query.sources import OxigraphSource, Source
 from kg.store import load_store
 
 KG = "https://w3id.org/paperkg/ontology#"
+RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 EX = "https://example.org/"
 TYPES = ["Model", "Method", "Task", "Dataset", "Metric", "Concept"]
 # Labels that tie ignoring case, sort differently by case, or fold specially (ß, Σ).
@@ -34,6 +35,8 @@ def _turtle(concepts: int = 240, papers: int = 120, seed: int = 11) -> str:
         f"@prefix kg: <{KG}> .",
         "@prefix skos: <http://www.w3.org/2004/02/skos/core#> .",
         "@prefix dcterms: <http://purl.org/dc/terms/> .",
+        "@prefix schema: <https://schema.org/> .",
+        "@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .",
     ]
     for i in range(concepts):
         label = f"{rng.choice(WORDS)} {rng.choice(WORDS)}".strip()
@@ -52,10 +55,18 @@ def _turtle(concepts: int = 240, papers: int = 120, seed: int = 11) -> str:
                 f'kg:matchProperty <{EX}exact> ; kg:matchMethod "label" ; kg:matchSource "pwc" .'
             )
     for p in range(papers):
-        lines.append(f'<{EX}p{p}> a kg:Paper ; dcterms:title "Paper {p}" .')
+        # Few years and titles that tie ignoring case; some papers lack one or the other.
+        lines.append(f"<{EX}p{p}> a schema:ScholarlyArticle .")
+        if rng.random() < 0.9:
+            lines.append(f'<{EX}p{p}> dcterms:title "{rng.choice(WORDS)} study" .')
+        if rng.random() < 0.9:
+            year = rng.choice([2021, 2022, 2023])
+            lines.append(f'<{EX}p{p}> schema:datePublished "{year}"^^xsd:gYear .')
+        if rng.random() < 0.4:
+            lines.append(f"<{EX}p{p}> schema:codeRepository <https://github.com/x/p{p}> .")
         for c in rng.sample(range(concepts), 3):
             role = "proposes" if rng.random() < 0.4 else "uses"
-            lines.append(f"<{EX}p{p}> kg:{role} <{EX}c{c}> .")
+            lines.append(f"<{EX}p{p}> kg:{role} <{EX}c{c}> ; kg:mentions <{EX}c{c}> .")
     return "\n".join(lines) + "\n"
 
 
@@ -100,6 +111,8 @@ RANKED_CASES = [
     ("vocabulary-matches", {"concept": "GAN gan"}),
     ("acronyms", {}),
     ("acronyms", {"acronym": "gan-3"}),
+    ("code-links", {}),
+    ("code-links", {"concept": "gan-3"}),
 ]
 # (first batch, growth, most candidates before a plain run): the defaults, small batches
 # that grow several times, and a cap that makes the query fall back to its plain run.
@@ -109,8 +122,11 @@ BATCHES = [(None, 4, 20_000), (1, 2, 20_000), (3, 3, 40)]
 def test_the_named_queries_that_sort_by_rank_say_so() -> None:
     ranked = {q.name: q.ranked for q in queries.all_queries() if q.ranked is not None}
     assert sorted(ranked) == [
-        "acronyms", "proposed-methods", "search", "top-concepts", "vocabulary-matches"
+        "acronyms", "code-links", "proposed-methods", "search", "top-concepts",
+        "vocabulary-matches",
     ]
+    assert ranked["code-links"].order == "papers"
+    assert ranked["code-links"].role == "https://schema.org/codeRepository"
     assert ranked["proposed-methods"].role == KG + "proposes"
     assert ranked["top-concepts"].limit == 25
 
@@ -156,6 +172,25 @@ def test_the_index_orders_concepts_as_the_engine_sorts_them(
     index.close()
 
 
+def test_the_index_orders_papers_newest_first_as_the_engine_does(
+    store_dir: Path, reference: Source
+) -> None:
+    order = """PREFIX dcterms: <http://purl.org/dc/terms/>
+    PREFIX schema: <https://schema.org/>
+    SELECT ?paper WHERE { ?paper a schema:ScholarlyArticle .
+      OPTIONAL { ?paper dcterms:title ?title } OPTIONAL { ?paper schema:datePublished ?year } }
+    ORDER BY DESC(?year) ?title ?paper"""
+    expected = [row["paper"].value for row in reference.select(order)]
+    index = RankIndex.open(store_dir)
+    assert index is not None and index.usable["papers"]
+    assert index.ranked_papers(None) == expected
+    code = "https://schema.org/codeRepository"
+    with_code = index.ranked_papers(None, having=code)
+    truth = {row["p"].value for row in reference.select(f"SELECT ?p {{ ?p <{code}> ?r }}")}
+    assert set(with_code) == truth and with_code == [p for p in expected if p in truth]
+    index.close()
+
+
 @pytest.mark.parametrize("text", ["diffusion", "ß", "SS", "Σ", "net", "n", "", '"', "gan-3"])
 def test_substring_candidates_hold_every_label_that_contains_the_text(
     store_dir: Path, reference: Source, text: str
@@ -197,7 +232,7 @@ def test_another_writer_makes_the_store_skip_its_indexes(graph: Path, tmp_path: 
     store.add(
         ox.Quad(
             late,
-            ox.NamedNode("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"),
+            ox.NamedNode(RDF_TYPE),
             ox.NamedNode(KG + "Method"),
         )
     )
@@ -232,12 +267,14 @@ def test_a_concept_with_two_ranks_turns_the_index_off(tmp_path: Path) -> None:
     c = ox.NamedNode(EX + "c")
     store.add(ox.Quad(c, ox.NamedNode(KG + "paperCount"), ox.Literal(1)))
     store.add(ox.Quad(c, ox.NamedNode(KG + "paperCount"), ox.Literal(2)))
+    store.add(ox.Quad(c, ox.NamedNode(RDF_TYPE), ox.NamedNode(KG + "Method")))
     store.add(
         ox.Quad(c, ox.NamedNode("http://www.w3.org/2004/02/skos/core#prefLabel"), ox.Literal("C"))
     )
     index = RankIndex.build(store, data_graphs(store), tmp_path / RANK_FILE)
-    assert not index.usable
-    assert OxigraphSource(store, "merged", index).ranks is None
+    assert not index.usable["concepts"]
+    source = OxigraphSource(store, "merged", index)
+    assert run_named(source, "top-concepts", {}).rows  # answered by a plain run
 
 
 def test_a_file_loaded_into_oxigraph_in_memory_has_the_rank_index(

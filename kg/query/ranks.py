@@ -59,14 +59,19 @@ _LABELS = (ox.NamedNode(_SKOS + "prefLabel"), ox.NamedNode(_SKOS + "altLabel"))
 # The properties from a paper to a concept (`kg.types.Role`).
 ROLES = frozenset(_KG + role.value for role in Role)
 
-# The order of the named queries that declare `@ranked` (checked when they are read).
+# The orders of the named queries that declare `@ranked` (checked when they are read): the
+# keys each query's ORDER BY starts with, before the ranked variable itself.
 RANK_ORDER = "DESC(?paperCount) LCASE(?label)"
+PAPER_ORDER = "DESC(?year) ?title"
+ORDERS = {"concepts": RANK_ORDER, "papers": PAPER_ORDER}
 _RANK_QUERY = f"""
 PREFIX kg: <{_KG}>
 PREFIX skos: <{_SKOS}>
 SELECT ?c WHERE {{ ?c kg:paperCount ?paperCount ; skos:prefLabel ?label . FILTER(isIRI(?c)) }}
 ORDER BY {RANK_ORDER} ?c
 """
+_SCHEMA_ORG = "https://schema.org/"
+_DCTERMS = "http://purl.org/dc/terms/"
 
 # FTS5's trigram tokenizer matches substrings of three characters or more; shorter texts scan.
 _TRIGRAM = 3
@@ -76,6 +81,10 @@ CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE concept (rank INTEGER PRIMARY KEY, iri TEXT NOT NULL UNIQUE);
 CREATE TABLE concept_type (type TEXT NOT NULL, rank INTEGER NOT NULL, PRIMARY KEY (type, rank));
 CREATE TABLE concept_role (role TEXT NOT NULL, rank INTEGER NOT NULL, PRIMARY KEY (role, rank));
+CREATE TABLE paper (rank INTEGER PRIMARY KEY, iri TEXT NOT NULL UNIQUE);
+CREATE TABLE paper_property (
+    property TEXT NOT NULL, rank INTEGER NOT NULL, PRIMARY KEY (property, rank)
+);
 CREATE TABLE label (key TEXT NOT NULL, rank INTEGER NOT NULL);
 CREATE VIRTUAL TABLE label_text USING fts5(key, content='label', tokenize='trigram');
 """
@@ -98,11 +107,15 @@ class RankIndex:
     def __init__(self, db: sqlite3.Connection):
         self.db = db
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
-        # A concept with two paper counts or prefLabels (graphs merged by hand) has no one
-        # rank; such an index is kept but not used.
-        self.usable = meta.get("one_key_per_concept") == "1"
+        # A concept with two paper counts or prefLabels, or a paper with two titles or years
+        # (graphs merged by hand), has no one rank: that order is not used.
+        self.usable = {
+            "concepts": meta.get("one_key_per_concept") == "1",
+            "papers": meta.get("one_key_per_paper") == "1",
+        }
         self.fingerprint: list[str] = json.loads(meta.get("fingerprint", "[]"))
         self.roles: frozenset[str] = frozenset(json.loads(meta.get("roles", "[]")))
+        self.paper_properties = frozenset(json.loads(meta.get("paper_properties", "[]")))
 
     @classmethod
     def build(
@@ -110,22 +123,18 @@ class RankIndex:
         store: ox.Store,
         graphs: Graphs,
         path: Path | str = ":memory:",
+        *,
+        paper_properties: Iterable[str] | None = None,
     ) -> RankIndex:
-        """Index the concepts of `store` (its `graphs` as the default graph) into SQLite at
-        `path` (replaced if it exists; in memory by default)."""
+        """Index the concepts and papers of `store` (its `graphs` as the default graph) into
+        SQLite at `path` (replaced if it exists; in memory by default). Papers are indexed
+        with the `paper_properties` they have (default: those the named queries' `@ranked`
+        tags name)."""
         if path != ":memory:":
             Path(path).unlink(missing_ok=True)
         db = sqlite3.connect(str(path), check_same_thread=False)
         db.executescript(_SCHEMA)
-        rows = cast(ox.QuerySolutions, store.query(_RANK_QUERY, default_graph=list(graphs)))
-        ranks: dict[str, int] = {}
-        repeated = False
-        for row in rows:
-            iri = cast(ox.NamedNode, row[0]).value
-            if iri in ranks:
-                repeated = True
-            else:
-                ranks[iri] = len(ranks) + 1
+        ranks, repeated = _order(store, graphs, _RANK_QUERY)
         db.executemany("INSERT INTO concept VALUES (?, ?)", ((r, c) for c, r in ranks.items()))
         db.executemany("INSERT INTO concept_type VALUES (?, ?)", _types(store, graphs, ranks))
         db.executemany("INSERT INTO concept_role VALUES (?, ?)", _roles(store, graphs, ranks))
@@ -134,6 +143,19 @@ class RankIndex:
         db.execute("INSERT INTO label_text(label_text) VALUES ('rebuild')")
         db.execute(
             "INSERT INTO meta VALUES ('one_key_per_concept', ?)", ("0" if repeated else "1",)
+        )
+        properties = sorted(
+            _ranked_paper_properties() if paper_properties is None else paper_properties
+        )
+        papers, repeated = _order(store, graphs, _paper_query(properties))
+        db.executemany("INSERT INTO paper VALUES (?, ?)", ((r, p) for p, r in papers.items()))
+        db.executemany(
+            "INSERT INTO paper_property VALUES (?, ?)",
+            _holders(store, graphs, properties, papers),
+        )
+        db.execute("INSERT INTO meta VALUES ('paper_properties', ?)", (json.dumps(properties),))
+        db.execute(
+            "INSERT INTO meta VALUES ('one_key_per_paper', ?)", ("0" if repeated else "1",)
         )
         db.commit()
         return cls(db)
@@ -163,6 +185,19 @@ class RankIndex:
 
     def __len__(self) -> int:
         return int(self.db.execute("SELECT COUNT(*) FROM concept").fetchone()[0])
+
+    def ranked_papers(self, limit: int | None, *, having: str | None = None) -> list[str]:
+        """The IRIs of the first `limit` papers (all when None), newest first (`PAPER_ORDER`);
+        only those with the property `having`, when given and indexed."""
+        sql, args = "SELECT iri FROM paper", []
+        if having is not None and having in self.paper_properties:
+            sql += " WHERE rank IN (SELECT rank FROM paper_property WHERE property = ?)"
+            args.append(having)
+        sql += " ORDER BY rank"
+        if limit is not None:
+            sql += " LIMIT ?"
+            args.append(str(limit))
+        return [iri for (iri,) in self.db.execute(sql, args)]
 
     def ranked(
         self,
@@ -204,6 +239,58 @@ class RankIndex:
 
     def close(self) -> None:
         self.db.close()
+
+
+def _order(store: ox.Store, graphs: Graphs, query: str) -> tuple[dict[str, int], bool]:
+    """IRI -> rank (from 1) in the order of `query`'s rows, and whether an IRI repeated."""
+    ranks: dict[str, int] = {}
+    repeated = False
+    for row in cast(ox.QuerySolutions, store.query(query, default_graph=list(graphs))):
+        iri = cast(ox.NamedNode, row[0]).value
+        if iri in ranks:
+            repeated = True
+        else:
+            ranks[iri] = len(ranks) + 1
+    return ranks, repeated
+
+
+def _paper_query(properties: Sequence[str]) -> str:
+    """The papers (and whatever has one of `properties`) in `PAPER_ORDER`."""
+    having = "".join(f" UNION {{ ?paper <{p}> ?value }}" for p in properties)
+    return f"""
+PREFIX dcterms: <{_DCTERMS}>
+PREFIX schema: <{_SCHEMA_ORG}>
+SELECT ?paper WHERE {{
+  {{ SELECT DISTINCT ?paper WHERE {{ {{ ?paper a schema:ScholarlyArticle }}{having} }} }}
+  FILTER(isIRI(?paper))
+  OPTIONAL {{ ?paper dcterms:title ?title }}
+  OPTIONAL {{ ?paper schema:datePublished ?year }}
+}}
+ORDER BY {PAPER_ORDER} ?paper
+"""
+
+
+def _ranked_paper_properties() -> set[str]:
+    import queries
+
+    return {
+        q.ranked.role
+        for q in queries.all_queries()
+        if q.ranked is not None and q.ranked.order == "papers" and q.ranked.role
+    }
+
+
+def _holders(
+    store: ox.Store, graphs: Graphs, properties: Sequence[str], ranks: dict[str, int]
+) -> list[tuple[str, int]]:
+    found = set()
+    for prop in properties:
+        query = f"SELECT DISTINCT ?paper WHERE {{ ?paper <{prop}> ?value }}"
+        for row in cast(ox.QuerySolutions, store.query(query, default_graph=list(graphs))):
+            rank = ranks.get(row[0].value)
+            if rank is not None:
+                found.add((prop, rank))
+    return sorted(found)
 
 
 def _types(store: ox.Store, graphs: Graphs, ranks: dict[str, int]) -> list[tuple[str, int]]:

@@ -203,7 +203,7 @@ class OxigraphSource(Source):
         self.description = description
         self.indexed = has_label_index(store)
         self.graphs = data_graphs(store)
-        self.ranks = ranks if ranks is not None and ranks.usable else None
+        self.ranks = ranks
         self.first_batch: int | None = None  # tests: start ranked runs this small
 
     @classmethod
@@ -248,10 +248,12 @@ class OxigraphSource(Source):
         form = query_form(sparql)
         terms = _terms(bindings)
         candidates = self._candidates(terms, hints) if hints is not None else {}
-        ranked = hints.ranked if hints is not None and self.ranks is not None else None
+        ranked = hints.ranked if hints is not None else None
+        usable = ranked is not None and self.ranks is not None and self.ranks.usable[ranked.order]
         try:
-            if hints is not None and ranked is not None and ranked.variable not in candidates:
-                return self._run_ranked(sparql, form, terms, candidates, hints).cut(limit)
+            # A label narrows the query more than any walk: the walk is for the rest.
+            if hints is not None and usable and not candidates:
+                return self._run_ranked(sparql, form, terms, hints).cut(limit)
             return _oxigraph_result(self._run(sparql, terms, candidates), form, limit)
         except OSError as exc:
             raise StoreError(f"{self.description}: the store failed: {exc}") from exc
@@ -265,7 +267,7 @@ class OxigraphSource(Source):
             for variable, label in hints.labels.items():
                 found[variable] = [str(node) for node in candidates(self.store, label)]
         ranked = hints.ranked.variable if hints.ranked is not None else None
-        if self.ranks is not None:
+        if self.ranks is not None and self.ranks.usable["concepts"]:
             for variable, text in hints.contains.items():
                 if variable != ranked and variable not in found:
                     found[variable] = _iris(self.ranks.ranked(None, contains=text))
@@ -276,25 +278,28 @@ class OxigraphSource(Source):
         sparql: str,
         form: str,
         terms: Mapping[str, Term],
-        candidates: dict[str, list[str]],
         hints: Hints,
     ) -> QueryResult:
-        """Run on the first concepts by rank, more until the query has its LIMIT of rows: its
-        rows come in rank order, so those are its first rows over all concepts."""
+        """Run on the first concepts (or papers) by rank, more until the query has its LIMIT of
+        rows: its rows come in rank order, so those are its first rows over all of them."""
         assert self.ranks is not None and hints.ranked is not None
-        ranked = hints.ranked
+        ranks, ranked = self.ranks, hints.ranked
         type_term = terms.get(ranked.type_variable) if ranked.type_variable else None
         type_iri = type_term.value if isinstance(type_term, ox.NamedNode) else None
         contains = hints.contains.get(ranked.variable)
+
+        def first(wanted: int | None) -> list[str]:
+            if ranked.order == "papers":
+                return ranks.ranked_papers(wanted, having=ranked.role)
+            return ranks.ranked(wanted, type_iri=type_iri, contains=contains, role=ranked.role)
+
         size = self.first_batch or ranked.limit
         while True:
             if size > self.max_candidates and contains is None:
-                return _oxigraph_result(self._run(sparql, terms, candidates), form, None)
+                return _oxigraph_result(self._run(sparql, terms, {}), form, None)
             wanted = size if size <= self.max_candidates else None
-            batch = self.ranks.ranked(
-                wanted, type_iri=type_iri, contains=contains, role=ranked.role
-            )
-            bound = {**candidates, ranked.variable: _iris(batch)}
+            batch = first(wanted)
+            bound = {ranked.variable: _iris(batch)}
             answer = self._run(sparql, terms, bound, together=True)
             result = _oxigraph_result(answer, form, None)
             if len(result.rows) >= ranked.limit or wanted is None or len(batch) < wanted:
