@@ -15,8 +15,9 @@ import queries
 from kg.query import open_source, run_named
 from kg.query.formats import compact
 from kg.query.labels import data_graphs
+from kg.query.oxigraph_source import OxigraphSource
 from kg.query.ranks import RANK_FILE, RankIndex
-from kg.query.sources import OxigraphSource, Source
+from kg.query.sources import Source
 from kg.store import load_store
 
 KG = "https://w3id.org/paperkg/ontology#"

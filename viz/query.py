@@ -38,7 +38,7 @@ def query_view(
     import pyoxigraph as ox
 
     from kg.query import run_named
-    from kg.query.sources import OxigraphSource
+    from kg.query.oxigraph_source import OxigraphSource
 
     result = run_named(OxigraphSource(store, str(graph_source)), name, dict(params))
     found: dict[str, None] = {}

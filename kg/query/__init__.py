@@ -25,8 +25,9 @@ from pathlib import Path
 from kg.errors import InputError, QueryError
 from kg.query.bind import hints, resolve
 from kg.query.formats import ResultFormat, default_format, serialize
+from kg.query.oxigraph_source import OxigraphSource
 from kg.query.result import QueryResult
-from kg.query.sources import OxigraphSource, RdflibSource, Source
+from kg.query.sources import RdflibSource, Source
 from kg.query.terms import Term, to_term
 
 __all__ = [

@@ -1,11 +1,11 @@
-"""A rank index for Oxigraph stores: concepts in paper-count order, their types, and their
-labels for substring search, kept in SQLite next to the store.
+"""A rank index for Oxigraph stores: concepts in paper-count order (with their types, roles
+and labels for substring search) and papers newest first, kept in SQLite next to the store.
 
 Why: Oxigraph answers a pattern with a bound term in microseconds, but "the 25 most linked
 Tasks", "proposed methods, most linked first" or "labels containing 'diffusion'" bind nothing,
 so each reads every concept (about 10 µs a pattern a row: 0.15–1.2 s on the 35k-paper store).
-Named queries that sort by paper count (`@ranked ?c`, see `queries`) let a source with this
-index run them on a short list of candidates instead (`kg.query.sources`):
+Named queries that sort in one of these orders (`@ranked ?c`, see `queries`) let a source with
+this index run them on a short list of candidates instead (`kg.query.oxigraph_source`):
 
 - the concepts with a `kg:paperCount` and a `skos:prefLabel`, numbered in the order those
   queries sort by, `ORDER BY DESC(?paperCount) LCASE(?label) ?c`. Oxigraph itself sorts them
@@ -14,7 +14,9 @@ index run them on a short list of candidates instead (`kg.query.sources`):
   by, to walk the ranks of one type or role;
 - the casefolded prefLabels and altLabels of each ranked concept, under SQLite's FTS5 trigram
   index: substring search with an index (Oxigraph has no full-text index; SQLite is in
-  Python's standard library and well kept).
+  Python's standard library and well kept);
+- the papers in the order `ORDER BY DESC(?year) ?title ?paper` (newest first), with the
+  properties ranked queries ask of them (`schema:codeRepository` for `code-links`).
 
 The answers never depend on the index, only the time: candidates are a superset of what can
 match, and the query's own patterns and filters decide. An index that does not fit its store is

@@ -1,4 +1,5 @@
-"""Where queries run: an rdflib graph in memory, or an Oxigraph store (on disk or in memory).
+"""Where queries run: the `Source` interface, an rdflib graph in memory (here), an Oxigraph
+store on disk or in memory (`kg.query.oxigraph_source`).
 
 Every source answers `query(sparql, bindings)` with a `QueryResult` of pyoxigraph terms.
 Bindings are never pasted into the text: rdflib gets them as `initBindings`; Oxigraph gets a
@@ -19,10 +20,9 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 import pyoxigraph as ox
 
-from kg.errors import InputError, QueryError, StoreError
+from kg.errors import InputError, QueryError
 from kg.query.result import QueryResult
 from kg.query.sparql_text import (
-    inject_candidates,
     inject_values,
     line_column,
     query_form,
@@ -32,7 +32,6 @@ from kg.query.terms import Term, from_rdflib, to_rdflib, to_term, triple_from_rd
 
 if TYPE_CHECKING:
     from kg.query.bind import Hints
-    from kg.query.ranks import RankIndex
 
 Bindings = Mapping[str, Any]
 
@@ -180,191 +179,6 @@ def check_syntax(sparql: str) -> None:
         ox.Store().query(sparql)
     except SyntaxError as exc:
         raise syntax_error(str(exc), sparql) from exc
-
-
-class OxigraphSource(Source):
-    """An Oxigraph store: on disk (opened read-only, so other readers and a loader may share
-    it) or in memory (loaded from a file).
-
-    With the store's indexes, named queries' hints pre-bind variables to candidates: a label
-    parameter to the concepts the label index finds, a `contains` parameter to the concepts
-    whose labels hold the text, and a `@ranked` query runs on the first concepts in rank order
-    (its LIMIT of them, then `growth` times more each time it has fewer rows than its LIMIT,
-    and over `max_candidates` on every concept).
-    """
-
-    growth = 4
-    max_candidates = 20_000
-
-    def __init__(self, store: ox.Store, description: str, ranks: RankIndex | None = None):
-        from kg.query.labels import data_graphs, has_label_index
-
-        self.store = store
-        self.description = description
-        self.indexed = has_label_index(store)
-        self.graphs = data_graphs(store)
-        self.ranks = ranks
-        self.first_batch: int | None = None  # tests: start ranked runs this small
-
-    @classmethod
-    def open_dir(cls, path: Path) -> OxigraphSource:
-        """The store in folder `path` (made by `kg load --store` or `kg build --store`)."""
-        from kg.query.ranks import RANK_FILE, RankIndex
-        from kg.store import open_read_only
-
-        source = cls(open_read_only(path), f"{path} (Oxigraph store)", RankIndex.open(path))
-        if source.ranks is None and (path / RANK_FILE).is_file():
-            source.indexed = False  # another tool wrote to the store: its label index is old
-        return source
-
-    @classmethod
-    def from_file(cls, path: Path) -> OxigraphSource:
-        """A fresh in-memory store holding the graph file `path`, with its indexes."""
-        from kg.query.labels import build_label_index, data_graphs
-        from kg.query.ranks import RankIndex
-
-        store = ox.Store()
-        ox_format, rdflib_format, _ = rdf_format(path)
-        with open_binary(path) as data:
-            try:
-                if ox_format is None:
-                    store.load(_rdflib_to_ntriples(data, rdflib_format), ox.RdfFormat.N_TRIPLES)
-                else:
-                    store.load(data, ox_format)
-            except SyntaxError as exc:
-                raise InputError(f"not valid RDF: {exc}", source=str(path)) from exc
-        build_label_index(store)
-        ranks = RankIndex.build(store, data_graphs(store))
-        return cls(store, f"{path} (Oxigraph, in memory)", ranks)
-
-    def query(
-        self,
-        sparql: str,
-        bindings: Bindings | None = None,
-        *,
-        limit: int | None = None,
-        hints: Hints | None = None,
-    ) -> QueryResult:
-        form = query_form(sparql)
-        terms = _terms(bindings)
-        candidates = self._candidates(terms, hints) if hints is not None else {}
-        ranked = hints.ranked if hints is not None else None
-        usable = ranked is not None and self.ranks is not None and self.ranks.usable[ranked.order]
-        try:
-            # A label narrows the query more than any walk: the walk is for the rest.
-            if hints is not None and usable and not candidates:
-                return self._run_ranked(sparql, form, terms, hints).cut(limit)
-            return _oxigraph_result(self._run(sparql, terms, candidates), form, limit)
-        except OSError as exc:
-            raise StoreError(f"{self.description}: the store failed: {exc}") from exc
-
-    def _candidates(self, terms: Mapping[str, Term], hints: Hints) -> dict[str, list[str]]:
-        """Variable -> the terms it may take, from the indexes (only variables they cover)."""
-        from kg.query.labels import candidates
-
-        found: dict[str, list[str]] = {}
-        if self.indexed:
-            for variable, label in hints.labels.items():
-                found[variable] = [str(node) for node in candidates(self.store, label)]
-        ranked = hints.ranked.variable if hints.ranked is not None else None
-        if self.ranks is not None and self.ranks.usable["concepts"]:
-            for variable, text in hints.contains.items():
-                if variable != ranked and variable not in found:
-                    found[variable] = _iris(self.ranks.ranked(None, contains=text))
-        return found
-
-    def _run_ranked(
-        self,
-        sparql: str,
-        form: str,
-        terms: Mapping[str, Term],
-        hints: Hints,
-    ) -> QueryResult:
-        """Run on the first concepts (or papers) by rank, more until the query has its LIMIT of
-        rows: its rows come in rank order, so those are its first rows over all of them."""
-        assert self.ranks is not None and hints.ranked is not None
-        ranks, ranked = self.ranks, hints.ranked
-        type_term = terms.get(ranked.type_variable) if ranked.type_variable else None
-        type_iri = type_term.value if isinstance(type_term, ox.NamedNode) else None
-        contains = hints.contains.get(ranked.variable)
-
-        def first(wanted: int | None) -> list[str]:
-            if ranked.order == "papers":
-                return ranks.ranked_papers(wanted, having=ranked.role)
-            return ranks.ranked(wanted, type_iri=type_iri, contains=contains, role=ranked.role)
-
-        size = self.first_batch or ranked.limit
-        while True:
-            if size > self.max_candidates and contains is None:
-                return _oxigraph_result(self._run(sparql, terms, {}), form, None)
-            wanted = size if size <= self.max_candidates else None
-            batch = first(wanted)
-            bound = {ranked.variable: _iris(batch)}
-            answer = self._run(sparql, terms, bound, together=True)
-            result = _oxigraph_result(answer, form, None)
-            if len(result.rows) >= ranked.limit or wanted is None or len(batch) < wanted:
-                return result
-            size *= self.growth
-
-    def _run(
-        self,
-        sparql: str,
-        terms: Mapping[str, Term],
-        candidates: dict[str, list[str]],
-        *,
-        together: bool = False,
-    ) -> Any:
-        """The query's answer with `terms` bound and `candidates` pre-bound: in one block per
-        group with `together` (what ranked runs need: see `inject_candidates`), else a block
-        per variable (what label lookups were measured fastest with)."""
-        names = sorted(terms)
-        param_row = [str(terms[name]) for name in names]
-        if together and candidates:
-            variables = sorted(candidates)
-            rows = [list(row) for row in itertools.product(*(candidates[v] for v in variables))]
-            text = inject_candidates(sparql, names, param_row, variables, rows)
-        else:
-            text = inject_values(sparql, names, [param_row]) if names else sparql
-            for variable, found in sorted(candidates.items()):
-                text = inject_values(text, [variable], [[term] for term in found])
-        try:
-            return self.store.query(text, default_graph=self.graphs)
-        except SyntaxError as exc:
-            if text is not sparql:
-                self._raise_unbound_error(sparql)
-            raise syntax_error(str(exc), sparql) from exc
-        except OSError as exc:
-            raise StoreError(f"{self.description}: the store failed: {exc}") from exc
-
-    def _raise_unbound_error(self, sparql: str) -> None:
-        """Report a syntax error at its position in the query as written (not as bound)."""
-        try:
-            self.store.query(sparql, default_graph=self.graphs)
-        except SyntaxError as exc:
-            raise syntax_error(str(exc), sparql) from exc
-        raise QueryError("the query's parameters could not be bound (a VALUES block failed)")
-
-    def close(self) -> None:
-        if self.ranks is not None:
-            self.ranks.close()
-        del self.store
-
-
-def _iris(iris: list[str]) -> list[str]:
-    """IRIs as SPARQL terms, written by pyoxigraph."""
-    return [str(ox.NamedNode(iri)) for iri in iris]
-
-
-def _oxigraph_result(answer: Any, form: str, limit: int | None) -> QueryResult:
-    if isinstance(answer, ox.QueryBoolean):
-        return QueryResult(form, boolean=bool(answer))
-    if isinstance(answer, ox.QuerySolutions):
-        variables = tuple(v.value for v in answer.variables)
-        solutions, truncated = take(answer, limit)
-        rows = [tuple(solution) for solution in solutions]
-        return QueryResult(form, variables, rows, truncated=truncated)
-    triples, truncated = take(answer, limit)
-    return QueryResult(form, triples=triples, truncated=truncated)
 
 
 def _rdflib_to_ntriples(data: IO[bytes], rdflib_format: str) -> bytes:
