@@ -139,7 +139,15 @@ class RankIndex:
         ranks, repeated = _order(store, graphs, _RANK_QUERY)
         db.executemany("INSERT INTO concept VALUES (?, ?)", ((r, c) for c, r in ranks.items()))
         db.executemany("INSERT INTO concept_type VALUES (?, ?)", _types(store, graphs, ranks))
-        db.executemany("INSERT INTO concept_role VALUES (?, ?)", _roles(store, graphs, ranks))
+        db.executemany(
+            "INSERT INTO concept_role VALUES (?, ?)",
+            _linked(
+                store,
+                graphs,
+                {role: f"SELECT DISTINCT ?c WHERE {{ ?paper <{role}> ?c }}" for role in ROLES},
+                ranks,
+            ),
+        )
         db.execute("INSERT INTO meta VALUES ('roles', ?)", (json.dumps(sorted(ROLES)),))
         db.executemany("INSERT INTO label VALUES (?, ?)", _label_keys(store, ranks))
         db.execute("INSERT INTO label_text(label_text) VALUES ('rebuild')")
@@ -153,12 +161,15 @@ class RankIndex:
         db.executemany("INSERT INTO paper VALUES (?, ?)", ((r, p) for p, r in papers.items()))
         db.executemany(
             "INSERT INTO paper_property VALUES (?, ?)",
-            _holders(store, graphs, properties, papers),
+            _linked(
+                store,
+                graphs,
+                {p: f"SELECT DISTINCT ?paper WHERE {{ ?paper <{p}> ?value }}" for p in properties},
+                papers,
+            ),
         )
         db.execute("INSERT INTO meta VALUES ('paper_properties', ?)", (json.dumps(properties),))
-        db.execute(
-            "INSERT INTO meta VALUES ('one_key_per_paper', ?)", ("0" if repeated else "1",)
-        )
+        db.execute("INSERT INTO meta VALUES ('one_key_per_paper', ?)", ("0" if repeated else "1",))
         db.commit()
         return cls(db)
 
@@ -282,16 +293,16 @@ def _ranked_paper_properties() -> set[str]:
     }
 
 
-def _holders(
-    store: ox.Store, graphs: Graphs, properties: Sequence[str], ranks: dict[str, int]
+def _linked(
+    store: ox.Store, graphs: Graphs, queries: dict[str, str], ranks: dict[str, int]
 ) -> list[tuple[str, int]]:
+    """(key, rank) for every ranked IRI that `queries[key]` (one variable) returns."""
     found = set()
-    for prop in properties:
-        query = f"SELECT DISTINCT ?paper WHERE {{ ?paper <{prop}> ?value }}"
+    for key, query in queries.items():
         for row in cast(ox.QuerySolutions, store.query(query, default_graph=list(graphs))):
             rank = ranks.get(row[0].value)
             if rank is not None:
-                found.add((prop, rank))
+                found.add((key, rank))
     return sorted(found)
 
 
@@ -299,17 +310,6 @@ def _types(store: ox.Store, graphs: Graphs, ranks: dict[str, int]) -> list[tuple
     query = f"SELECT ?c ?t WHERE {{ ?c <{_KG}paperCount> ?n ; a ?t . FILTER(isIRI(?t)) }}"
     rows = cast(ox.QuerySolutions, store.query(query, default_graph=list(graphs)))
     found = {(row[1].value, ranks[row[0].value]) for row in rows if row[0].value in ranks}
-    return sorted(found)
-
-
-def _roles(store: ox.Store, graphs: Graphs, ranks: dict[str, int]) -> list[tuple[str, int]]:
-    found = set()
-    for role in sorted(ROLES):
-        query = f"SELECT DISTINCT ?c WHERE {{ ?paper <{role}> ?c }}"
-        for row in cast(ox.QuerySolutions, store.query(query, default_graph=list(graphs))):
-            rank = ranks.get(row[0].value)
-            if rank is not None:
-                found.add((role, rank))
     return sorted(found)
 
 
