@@ -1,4 +1,8 @@
-"""`kg build` as a library call: input files -> graph file (+ store, + browser page).
+"""`kg build` as a library call: the one place that runs the stages in order.
+
+read (`kg.ingest`) -> extract (`kg.extract`) -> canonicalise (`kg.canon`) -> link to the
+vocabularies (`kg.vocab`) -> triples (`kg.rdf`) -> graph file, store (`kg.query.store`), page
+(`viz`).
 
     from kg.build import run_build
     summary = run_build(["examples/iclr2025_abstracts.txt"], "out/graph.ttl")
@@ -7,18 +11,78 @@
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from kg.canon.concepts import canonicalise
+from kg.canon.relations import canonical_relations
+from kg.extract import ExtractorConfig
+from kg.extract.extractor import cached_extractor, parallel_extract
+from kg.ingest import IngestReport, read_papers
 from kg.namespaces import DEFAULT_BASE
-from kg.types import ConceptType, Corpus, Role
+from kg.query.store import load_store
+from kg.rdf import GraphFormat, build_triples, write_graph
+from kg.types import ConceptType, Corpus, Extraction, Paper, Role
+from kg.vocab.matching import match_vocabularies
 
-if TYPE_CHECKING:
-    from kg.extract import ExtractorConfig
+ProgressCallback = Callable[[int], None]
+"""Called with the number of papers just extracted."""
+
+# Below this many papers, worker start-up (loading spaCy in each) costs more than it saves.
+PARALLEL_THRESHOLD = 400
+
+
+def default_processes(n_papers: int) -> int:
+    """Worker processes for a corpus of `n_papers`: all cores for large corpora, else 1."""
+    if n_papers < PARALLEL_THRESHOLD:
+        return 1
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+def extract_corpus(
+    papers: list[Paper],
+    *,
+    n_process: int | None = None,
+    progress: ProgressCallback | None = None,
+    config: ExtractorConfig | None = None,
+) -> dict[str, Extraction]:
+    """Extractions of every paper that has an abstract, by paper id."""
+    config = config or ExtractorConfig()
+    todo = [p for p in papers if p.abstract]
+    processes = default_processes(len(todo)) if n_process is None else n_process
+    stream = (
+        cached_extractor(config).extract_all(todo)
+        if processes <= 1
+        else parallel_extract(todo, n_process=processes, batch_size=32, config=config)
+    )
+    results: dict[str, Extraction] = {}
+    for extraction in stream:
+        results[extraction.paper_id] = extraction
+        if progress is not None:
+            progress(1)
+    return results
+
+
+def build_corpus(
+    papers: Iterable[Paper],
+    *,
+    n_process: int | None = None,
+    progress: ProgressCallback | None = None,
+    config: ExtractorConfig | None = None,
+) -> Corpus:
+    """Extract and canonicalise `papers` into a `Corpus`."""
+    paper_list = list(papers)
+    extractions = extract_corpus(paper_list, n_process=n_process, progress=progress,
+                                 config=config)
+    concepts, links = canonicalise(paper_list, extractions)
+    relations = canonical_relations(paper_list, extractions, concepts)
+    return Corpus(papers=paper_list, extractions=extractions, concepts=concepts, links=links,
+                  relations=relations, matches=match_vocabularies(concepts.values()))
+
 
 ProgressFactory = Callable[[int], Callable[[int], None]]
 """Given the number of papers to extract, returns the per-paper progress callback."""
@@ -82,10 +146,6 @@ def run_build(
     """Read `inputs`, extract and canonicalise, write the graph to `output` (format from
     `fmt` or the file extension), optionally load it into an Oxigraph store and draw the page.
     """
-    from kg.ingest import IngestReport, read_papers
-    from kg.pipeline import build_corpus
-    from kg.rdf import GraphFormat, build_triples, write_graph
-
     start = time.perf_counter()
     output = Path(output)
     graph_format = GraphFormat.from_name(fmt) if fmt else GraphFormat.from_path(output)
@@ -100,8 +160,6 @@ def run_build(
     write_graph(triples, output, graph_format)
     store_path = Path(store) if store is not None else None
     if store_path is not None:
-        from kg.store import load_store
-
         load_store(store_path, triples)
     html_path = Path(html) if html is not None else None
     if html_path is not None:

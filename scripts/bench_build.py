@@ -26,12 +26,11 @@ from pathlib import Path
 
 import spacy
 
-from kg.build import run_build
+from kg.build import default_processes, run_build
 from kg.extract import ExtractorConfig
-from kg.extract.pipeline import EXCLUDE, english_model_name
+from kg.extract.nlp import EXCLUDE, english_model_name
 from kg.extract.textfix import repair
 from kg.ingest import read_papers
-from kg.pipeline import default_processes
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_INPUT = ROOT.parent / "shared" / "data" / "paperlists" / "colm2025.json.gz"

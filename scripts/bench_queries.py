@@ -6,7 +6,7 @@ graph, in one run, on one graph.
         [--work DIR] [--runs 5] [--rdflib-timeout 120] [--no-rdflib] [--out results.md]
 
 Steps: (1) with --build, `kg build` every paperlist into WORK/graph.nt; (2) bulk-load the graph
-into the Oxigraph store WORK/graph.db (`kg.store.load_store`: load time, size on disk); (3)
+into the Oxigraph store WORK/graph.db (`kg.query.store.load_store`: load time, size on disk); (3)
 parse it into an rdflib Graph in a worker process; (4) run every named query once to warm up,
 then `--runs` times, on both, timing `kg.query.run_named` up to the last row. Parameters are
 picked from the graph, so the same script works on any paperkg graph: once "typical" (concepts
@@ -80,8 +80,8 @@ def pick_params(source: Any, profile: str) -> dict[str, dict[str, str]]:
     (the slowest case for queries that walk a concept's papers). A `paper` gets a paper that
     mentions the chosen model; other required parameters keep their @example values.
     """
-    import queries
-    from queries import ParamKind
+    from kg.query import named as queries
+    from kg.query.named import ParamKind
 
     def first(sparql: str, bindings: dict[str, Any] | None = None) -> list[str]:
         rows = source.select(sparql, bindings)
@@ -119,8 +119,8 @@ def pick_params(source: Any, profile: str) -> dict[str, dict[str, str]]:
 
 def walks_a_concept(name: str) -> bool:
     """True for queries with a label parameter: their cost grows with the concept's papers."""
-    import queries
-    from queries import ParamKind
+    from kg.query import named as queries
+    from kg.query.named import ParamKind
 
     return any(p.kind is ParamKind.LABEL for p in queries.get(name).params)
 
@@ -279,9 +279,9 @@ def main() -> None:
     # Exit through SystemExit on SIGTERM so that the rdflib worker (a daemon) is stopped too.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
 
-    import queries
+    from kg.query import named as queries
     from kg.query import open_source
-    from kg.store import load_store
+    from kg.query.store import load_store
 
     args.work.mkdir(parents=True, exist_ok=True)
     graph = build(args.work) if args.build else args.graph

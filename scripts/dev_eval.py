@@ -10,9 +10,10 @@ import sys
 import time
 from pathlib import Path
 
-from kg.evaluate import evaluate, load_gold, predictions_from_corpus
+from kg.build import build_corpus
+from kg.eval.graph import evaluate, load_gold, predictions_from_corpus
 from kg.extract import ExtractorConfig
-from kg.pipeline import read_and_build
+from kg.ingest import read_papers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -26,9 +27,9 @@ def main() -> int:
     parser.add_argument("--no-entity-model", action="store_true")
     args = parser.parse_args()
     t0 = time.perf_counter()
-    corpus = read_and_build([args.corpus], n_process=1,
-                            config=ExtractorConfig(gazetteer=not args.no_gazetteer,
-                                                   entity_model=not args.no_entity_model))
+    corpus = build_corpus(read_papers([args.corpus]), n_process=1,
+                          config=ExtractorConfig(gazetteer=not args.no_gazetteer,
+                                                 entity_model=not args.no_entity_model))
     abstracts, preds = predictions_from_corpus(corpus)
     report = evaluate(load_gold(args.gold), abstracts, preds)
     print(report.summary())

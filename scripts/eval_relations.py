@@ -3,9 +3,10 @@
     python scripts/eval_relations.py                      # SciERC dev, typed and untyped
     python scripts/eval_relations.py --bench 200          # + speed on 200 COLM 2025 abstracts
 
-"typed" keeps only the type pairs the graph accepts (`kg.extract.relations.TYPE_RULES`, SciERC
-labels mapped as in `kg.relations_eval.SCIERC_TYPES`); "untyped" scores every pair the patterns
-find between gold entities. See `kg.relations_eval` for how relations map onto SciERC's labels.
+"typed" keeps only the type pairs the graph accepts
+(`kg.extract.relation_mentions.TYPE_RULES`, SciERC
+labels mapped as in `kg.eval.relations.SCIERC_TYPES`); "untyped" scores every pair the patterns
+find between gold entities. See `kg.eval.relations` for how relations map onto SciERC's labels.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ SHARED = ROOT.parent / "shared" / "data"
 def bench(path: Path, n: int) -> str:
     """Relation-finding time against the parse time of the same abstracts."""
     from kg.extract import Extractor
-    from kg.extract.relations import FieldParse, find_relations
+    from kg.extract.relation_mentions import FieldParse, find_relations
     from kg.extract.textfix import repair
     from kg.ingest import read_papers
     from kg.types import Field
@@ -59,7 +60,7 @@ def main() -> None:
                         help="papers for --bench (default: COLM 2025)")
     args = parser.parse_args()
 
-    from kg.relations_eval import evaluate_scierc, format_report
+    from kg.eval.relations import evaluate_scierc, format_report
 
     for typed in (True, False):
         print(f"SciERC {args.scierc.name}, gold entities, {'typed' if typed else 'untyped'}:")

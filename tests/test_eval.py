@@ -1,4 +1,4 @@
-"""kg.evaluate and `kg eval GRAPH GOLD` on hand-made gold and predictions (exact counts).
+"""kg.eval.graph and `kg eval GRAPH GOLD` on hand-made gold and predictions (exact counts).
 
 The metric is ../shared/data/gold/GUIDELINES.md: recall over `must` concepts; precision over
 every predicted concept (matching a must or ok gold concept); type accuracy over matched
@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 from kg.cli import main
 from kg.errors import InputError
-from kg.evaluate import (
+from kg.eval.graph import (
     Predicted,
     evaluate,
     is_paper_gold,

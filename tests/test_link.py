@@ -1,5 +1,5 @@
-"""Matching concepts to vocabulary entries (kg.link) on a hand-made gazetteer: exact and close
-matches, ambiguity and generic labels left unlinked, acronyms through their long form."""
+"""Matching concepts to vocabulary entries (kg.vocab.matching) on a hand-made gazetteer: exact
+and close matches, ambiguity and generic labels left unlinked, acronyms through their long form."""
 
 from __future__ import annotations
 
@@ -8,10 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from kg.link import Linker, match_vocabularies
 from kg.normalize import norm_key
 from kg.types import Concept, ConceptType, VocabularyMatch
-from kg.vocab import GAZETTEER_FILE, GAZETTEER_HEADER, HIERARCHY_FILE, HIERARCHY_HEADER, Gazetteer
+from kg.vocab.gazetteer import (
+    GAZETTEER_FILE,
+    GAZETTEER_HEADER,
+    HIERARCHY_FILE,
+    HIERARCHY_HEADER,
+    Gazetteer,
+)
+from kg.vocab.matching import Linker, match_vocabularies
 
 M, T, D, MO, C = (ConceptType.METHOD, ConceptType.TASK, ConceptType.DATASET,
                   ConceptType.MODEL, ConceptType.CONCEPT)  # fmt: skip

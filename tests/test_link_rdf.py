@@ -18,7 +18,7 @@ from kg.rdf.canonical import TripleBuffer
 from kg.rdf.ontology import ontology_path, shapes_path
 from kg.rdf.sample import sample_corpus
 from kg.types import VocabularyMatch
-from kg.vocab import Gazetteer
+from kg.vocab.gazetteer import Gazetteer
 
 FIXTURE = Path(__file__).parent / "fixtures" / "link_graph.ttl"
 B = "https://w3id.org/paperkg/resource/"

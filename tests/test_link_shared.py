@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kg.link import SCHEMES
-from kg.pipeline import read_and_build
+from kg.build import build_corpus
+from kg.ingest import read_papers
 from kg.query import open_source, run_named
+from kg.query.store import load_store
 from kg.rdf.build import build_triples
-from kg.store import load_store
-from kg.vocab import Gazetteer
+from kg.vocab.gazetteer import Gazetteer
+from kg.vocab.matching import SCHEMES
 
 
 def test_sample_corpus_links_to_the_vocabularies(shared_data: Path, tmp_path: Path) -> None:
-    corpus = read_and_build([shared_data / "iclr2025_abstracts.txt"], n_process=1)
+    corpus = build_corpus(read_papers([shared_data / "iclr2025_abstracts.txt"]), n_process=1)
     matches = corpus.matches
     assert len(matches) >= 30
     gazetteer = Gazetteer.load()

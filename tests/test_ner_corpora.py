@@ -8,7 +8,7 @@ import pytest
 import spacy
 
 from kg.errors import InputError
-from kg.ner.corpora import (
+from kg.eval.corpora import (
     CorpusFormat,
     GoldSpan,
     detect_format,

@@ -8,7 +8,7 @@ import pytest
 import spacy
 from spacy.language import Language
 
-from kg.ner.evaluate import TypeScore, evaluate_entities, score_entities
+from kg.eval.ner import TypeScore, evaluate_entities, score_entities
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ner"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kg.ner.mapping import map_label
+from kg.extract.recogniser_labels import map_label
 from kg.types import ConceptType
 
 

@@ -10,8 +10,15 @@ from click.testing import CliRunner
 
 from kg.cli import main
 from kg.errors import ModelError
-from kg.ner.model import MODEL_DIR, NER_MODEL_DIR, TaggedSpan, entity_labels, load_model, tag
-from kg.ner.train import TrainOptions, train_model
+from kg.extract.recogniser import (
+    MODEL_DIR,
+    NER_MODEL_DIR,
+    TaggedSpan,
+    entity_labels,
+    load_model,
+    tag,
+)
+from kg.train.recogniser import TrainOptions, train_model
 
 FIXTURES = Path(__file__).parent / "fixtures" / "ner"
 SCIERC_LABELS = {"Task", "Method", "Metric", "Material", "OtherScientificTerm", "Generic"}

@@ -10,7 +10,7 @@ import pyoxigraph as ox
 import pytest
 from click.testing import CliRunner
 
-import queries
+import kg.query.named as queries
 from kg.cli import main
 
 GRAPH = str(Path(__file__).parent / "fixtures" / "query_graph.ttl")

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-import queries
+import kg.query.named as queries
 from kg.errors import QueryError
 from kg.query import open_source, run_named
 from kg.query.bind import resolve
 from kg.query.formats import compact
+from kg.query.named import ParamKind
 from kg.query.sources import Source
-from kg.store import load_store
-from queries import ParamKind
+from kg.query.store import load_store
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GRAPH = FIXTURES / "query_graph.ttl"

@@ -11,14 +11,14 @@ from pathlib import Path
 import pyoxigraph as ox
 import pytest
 
-import queries
+import kg.query.named as queries
 from kg.query import open_source, run_named
 from kg.query.formats import compact
 from kg.query.labels import data_graphs
 from kg.query.oxigraph_source import OxigraphSource
 from kg.query.ranks import RANK_FILE, RankIndex
 from kg.query.sources import Source
-from kg.store import load_store
+from kg.query.store import load_store
 
 KG = "https://w3id.org/paperkg/ontology#"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"

@@ -1,4 +1,5 @@
-"""Relation patterns on hand-written sentences with the real parser (`kg.extract.relations`),
+"""Relation patterns on hand-written sentences with the real parser
+(`kg.extract.relation_mentions`),
 the SciERC scorer on a hand-made document, and the end-to-end build of the shared sample.
 
 The English pipeline is loaded once per module; marked `model`.
@@ -13,8 +14,8 @@ from pathlib import Path
 import pytest
 from spacy.language import Language
 
-from kg.extract.pipeline import load_nlp
-from kg.extract.relations import find_relations
+from kg.extract.nlp import load_nlp
+from kg.extract.relation_mentions import find_relations
 from kg.extract.textfix import repair
 from kg.types import ConceptType, Field, Mention, RelationType, Role, Span
 
@@ -156,7 +157,7 @@ def test_relation_mentions_carry_their_sentence_in_original_offsets(nlp: Languag
 
 
 def test_scierc_scores_on_a_hand_made_document(tmp_path: Path) -> None:
-    from kg.relations_eval import evaluate_scierc
+    from kg.eval.relations import evaluate_scierc
 
     record = {
         "doc_key": "d1",
@@ -187,8 +188,8 @@ def test_shared_sample_end_to_end(shared_data: Path, tmp_path: Path) -> None:
     import pyshacl
     import rdflib
 
+    from kg.build import build_corpus
     from kg.ingest import read_papers
-    from kg.pipeline import build_corpus
     from kg.query import open_source, run_named
     from kg.rdf import GraphFormat, build_triples, serialize_graph, to_rdflib
     from kg.rdf.ontology import shapes_path

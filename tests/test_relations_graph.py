@@ -1,4 +1,5 @@
-"""Relations from mentions to concepts (`kg.relations`) and to RDF (`kg.rdf.relations`), on the
+"""Relations from mentions to concepts (`kg.canon.relations`) and to RDF (`kg.rdf.relations`),
+on the
 hand-made corpus of `tests/fixtures/relations_corpus.py`: no parser needed."""
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ import pytest
 import rdflib
 from rdflib import Literal, URIRef
 
+from kg.canon.relations import canonical_relations
 from kg.errors import KGError
 from kg.namespaces import KG_IRI
 from kg.rdf import build_triples, to_rdflib
 from kg.rdf.ontology import ontology_path, shapes_path
 from kg.rdf.relations import TERMS
-from kg.relations import canonical_relations
 from kg.types import (
     ConceptRelation,
     ConceptType,

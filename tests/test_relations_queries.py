@@ -14,12 +14,12 @@ from types import ModuleType
 
 import pytest
 
-import queries
+import kg.query.named as queries
 from kg.query import open_source, run_named
 from kg.query.formats import compact
 from kg.query.sources import Source
+from kg.query.store import load_store
 from kg.rdf import GraphFormat, build_triples, serialize_graph
-from kg.store import load_store
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPECTED = json.loads((FIXTURES / "relations_expected.json").read_text(encoding="utf-8"))

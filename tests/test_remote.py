@@ -21,7 +21,7 @@ from kg.cli import main
 from kg.errors import QueryError, StoreError
 from kg.query import run_named
 from kg.query.formats import compact
-from kg.remote import EndpointSource, Protocol, push_graph
+from kg.query.remote import EndpointSource, Protocol, push_graph
 
 pytestmark = pytest.mark.server
 

@@ -14,7 +14,7 @@ import pytest
 from kg.errors import InputError, StoreError
 from kg.query import open_source
 from kg.query.labels import INDEX_GRAPH, LABEL_KEY, candidates
-from kg.store import is_store, load_store, open_read_only
+from kg.query.store import is_store, load_store, open_read_only
 
 FIXTURE = Path(__file__).parent / "fixtures" / "query_graph.ttl"
 EX = "http://example.org/"

@@ -1,4 +1,4 @@
-"""kg.vocab: the shipped gazetteer and hierarchy, and the loader on hand-made files."""
+"""kg.vocab.gazetteer: the shipped gazetteer and hierarchy, and the loader on hand-made files."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from kg.errors import KGError
 from kg.types import ConceptType
-from kg.vocab import GAZETTEER_FILE, HIERARCHY_FILE, Entry, Gazetteer
+from kg.vocab.gazetteer import GAZETTEER_FILE, HIERARCHY_FILE, Entry, Gazetteer
 
 PWC = "https://paperswithcode.com"
 CSO = "https://cso.kmi.open.ac.uk/topics"

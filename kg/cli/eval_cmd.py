@@ -25,7 +25,7 @@ def eval_(files: tuple[Path, ...], details: bool, model: Path | None) -> None:
     proposes precision/recall). `kg eval CORPUS` scores the entity recogniser on SciERC JSON or
     TDMSci CoNLL (micro precision/recall/F1, exact span and type, by type).
     """
-    from kg.evaluate import evaluate, is_paper_gold, load_gold, predictions_from_graph
+    from kg.eval.graph import evaluate, is_paper_gold, load_gold, predictions_from_graph
 
     try:
         if len(files) == 2 and is_paper_gold(files[1]):
@@ -36,8 +36,8 @@ def eval_(files: tuple[Path, ...], details: bool, model: Path | None) -> None:
                 click.echo(report.details())
             return
         if len(files) == 1 and not is_paper_gold(files[0]):
-            from kg.ner.evaluate import evaluate_entities
-            from kg.ner.model import shipped_model
+            from kg.eval.ner import evaluate_entities
+            from kg.extract.recogniser import shipped_model
 
             entity_report = evaluate_entities(model or shipped_model(), files[0])
             click.echo(entity_report.table())

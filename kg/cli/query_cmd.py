@@ -1,5 +1,5 @@
 """Commands `kg query`, `kg queries`, `kg load` and `kg serve`: thin layers over `kg.query`,
-`kg.store`, `kg.remote` and `kg.server`."""
+`kg.query.store`, `kg.query.remote` and `kg.server`."""
 
 from __future__ import annotations
 
@@ -149,7 +149,7 @@ def query_command(
         values = _params(params)
         bindings: Mapping[str, object]
         if _NAME.fullmatch(text.strip()):
-            import queries
+            from kg.query import named as queries
 
             named = queries.get(text.strip())
             sparql, bindings = named.text, resolve(named, values)
@@ -184,7 +184,7 @@ def queries_command(name: str | None) -> None:
     """
     import shlex
 
-    import queries
+    from kg.query import named as queries
 
     if name is None:
         for named in queries.all_queries():
@@ -261,11 +261,11 @@ def load_command(
         if store is not None:
             if graph_iri is not None:
                 raise QueryError("--graph applies to --endpoint; a store holds one graph")
-            from kg.store import load_store
+            from kg.query.store import load_store
 
             summary = load_store(store, graph, replace=not append).summary()
         else:
-            from kg.remote import push_graph
+            from kg.query.remote import push_graph
 
             assert endpoint is not None
             summary = push_graph(

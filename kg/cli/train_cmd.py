@@ -90,8 +90,8 @@ def train_command(
     from dataclasses import replace
 
     from kg.errors import KGError
-    from kg.ner.model import MODEL_DIR
-    from kg.ner.train import TrainOptions, train_model
+    from kg.extract.recogniser import MODEL_DIR
+    from kg.train.recogniser import TrainOptions, train_model
 
     options = TrainOptions(
         vectors=vectors, tdmsci=tdmsci, init_tok2vec=init_tok2vec, seed=seed, limit=limit

@@ -22,7 +22,7 @@ from kg.extract.names import MODEL_NAME, looks_title_cased, name_spans
 from kg.extract.roles import introduced_tokens, token_roles
 from kg.extract.terms import Term, chunk_terms, has_finite_verb, head_type, label_of, trim
 from kg.types import ConceptType, Role
-from kg.vocab import Entry
+from kg.vocab.gazetteer import Entry
 
 GazetteerLookup = Callable[[str], Sequence[Entry]]
 """label -> every gazetteer entry with that label's key, best first."""

@@ -25,7 +25,7 @@ from kg.extract.lexicon import GENERIC_HEADS
 from kg.extract.names import MODEL_NAME
 from kg.extract.terms import head_type
 from kg.types import ConceptType, Field, Role
-from kg.vocab import Entry
+from kg.vocab.gazetteer import Entry
 
 DEFAULT_ROLE = {
     ConceptType.TASK: Role.ADDRESSES,

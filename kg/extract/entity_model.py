@@ -1,8 +1,8 @@
 """The trained scientific-entity recogniser (kg.ner) as a second opinion in extraction.
 
 The model (SciERC's six labels, shipped in `kg/data/model/`) runs on the tokens the English
-pipeline already made, so its spans line up with every other candidate; `kg.ner.mapping`
-turns its labels into concept types (Generic spans are dropped).
+pipeline already made, so its spans line up with every other candidate;
+`kg.extract.recogniser_labels` turns its labels into concept types (Generic spans are dropped).
 
 A span categorizer normally scores every 1-8-token n-gram, which costs twice the English
 pipeline; here it scores only the spans the rules propose (`suggestions`), which is all
@@ -21,7 +21,7 @@ from spacy.tokens import Doc
 from thinc.api import Ops, get_current_ops
 from thinc.types import Ragged
 
-from kg.ner.mapping import map_label
+from kg.extract.recogniser_labels import map_label
 from kg.types import ConceptType
 
 EXTRACTOR_MODEL = "entity-model"
@@ -60,7 +60,7 @@ class EntityModel:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> EntityModel:
-        from kg.ner.model import load_model
+        from kg.extract.recogniser import load_model
 
         return cls(load_model(path))
 
@@ -72,7 +72,7 @@ class EntityModel:
         `suggestions`: per doc, the token spans a span categorizer should judge (ignored by an
         NER model, which tags the whole text).
         """
-        from kg.ner.model import predicted_spans
+        from kg.extract.recogniser import predicted_spans
 
         inputs = [
             Doc(self.nlp.vocab, words=[t.text for t in doc],

@@ -17,7 +17,7 @@ from functools import lru_cache
 from spacy.tokens import Doc, Span
 
 from kg.normalize import norm_key, norm_text
-from kg.vocab import Entry
+from kg.vocab.gazetteer import Entry
 
 MAX_WORDS = 6
 _JOINERS = frozenset({"-", "--", "/"})

@@ -1,8 +1,8 @@
-"""The dependency patterns behind `kg.extract.relations`: one pass over a parsed Doc.
+"""The dependency patterns behind `kg.extract.relation_mentions`: one pass over a parsed Doc.
 
 `Finder` looks up trigger words (`kg.extract.relation_words`) and, for each, resolves the
 phrases the pattern relates to the mentions (`Anchor`s) they stand for (see
-`kg.extract.relations` for the patterns and the phrase rules).
+`kg.extract.relation_mentions` for the patterns and the phrase rules).
 """
 
 from __future__ import annotations

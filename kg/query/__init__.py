@@ -69,7 +69,7 @@ def open_source(
     if endpoint is not None or (
         isinstance(source, str) and source.startswith(("http://", "https://"))
     ):
-        from kg.remote import EndpointSource
+        from kg.query.remote import EndpointSource
 
         return EndpointSource(str(endpoint or source), timeout=timeout)
     if store is not None:
@@ -90,7 +90,7 @@ def run_named(
     source: Source, name: str, params: Mapping[str, str] | None = None, *, limit: int | None = None
 ) -> QueryResult:
     """Run the named query `name` with string parameter values; see `queries` for the names."""
-    import queries
+    from kg.query import named as queries
 
     named = queries.get(name)
     values = dict(params or {})

@@ -3,7 +3,7 @@
 Values arrive as strings (command line, query page); each parameter's kind says which term it
 becomes. Nothing here writes query text: the terms are bound by the engine (see `sources`).
 
->>> import queries
+>>> from kg.query import named as queries
 >>> terms = resolve(queries.get("top-concepts"), {"type": "task"})
 >>> terms["type"].value
 'https://w3id.org/paperkg/ontology#Task'
@@ -20,9 +20,9 @@ import pyoxigraph as ox
 
 from kg.errors import QueryError
 from kg.namespaces import KG_IRI, PREFIXES
+from kg.query.named import NamedQuery, Param, ParamKind, Ranked
 from kg.query.terms import XSD, Term
 from kg.types import ConceptType, Role
-from queries import NamedQuery, Param, ParamKind, Ranked
 
 
 @dataclass(frozen=True, slots=True)

@@ -61,7 +61,7 @@ class OxigraphSource(Source):
     def open_dir(cls, path: Path) -> OxigraphSource:
         """The store in folder `path` (made by `kg load --store` or `kg build --store`)."""
         from kg.query.ranks import RANK_FILE, RankIndex
-        from kg.store import open_read_only
+        from kg.query.store import open_read_only
 
         source = cls(open_read_only(path), f"{path} (Oxigraph store)", RankIndex.open(path))
         if source.ranks is None and (path / RANK_FILE).is_file():

@@ -284,7 +284,7 @@ ORDER BY {PAPER_ORDER} ?paper
 
 
 def _ranked_paper_properties() -> set[str]:
-    import queries
+    from kg.query import named as queries
 
     return {
         q.ranked.role

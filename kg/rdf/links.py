@@ -18,13 +18,13 @@ from urllib.parse import unquote
 from pyoxigraph import Literal, NamedNode
 
 from kg.errors import KGError
-from kg.link import SCHEMES, broader_closure, name_key, scheme_of
 from kg.namespaces import KG_IRI, SKOS_IRI
 from kg.normalize import norm_key, slug
 from kg.rdf import terms as t
 from kg.rdf.canonical import TripleBuffer
 from kg.types import VocabularyMatch
-from kg.vocab import Gazetteer
+from kg.vocab.gazetteer import Gazetteer
+from kg.vocab.matching import SCHEMES, broader_closure, name_key, scheme_of
 
 # Terms of this module, declared in kg/data/ontology.ttl (a test checks each one is).
 KG_VOCABULARY_MATCH = NamedNode(KG_IRI + "VocabularyMatch")

@@ -142,7 +142,7 @@ class SparqlHandler(BaseHTTPRequestHandler):
             self._run(Task("sparql", text, fmt=fmt.value, max_rows=self.server.config.max_rows))
 
     def _named(self, name: str, params: dict[str, list[str]]) -> None:
-        import queries
+        from kg.query import named as queries
 
         try:
             named = queries.get(urllib.parse.unquote(name))
@@ -245,7 +245,7 @@ def _looks_like_update(text: str) -> bool:
 
 
 def _queries_json() -> bytes:
-    import queries
+    from kg.query import named as queries
 
     listing = [
         {

@@ -15,7 +15,7 @@ from kg.namespaces import DEFAULT_BASE, PREFIXES
 
 def render_page(description: str) -> bytes:
     """The page's HTML for a server whose source is `description`."""
-    import queries
+    from kg.query import named as queries
 
     template = resources.files(__package__).joinpath("page.html").read_text(encoding="utf-8")
     listing = [

@@ -1,4 +1,4 @@
-"""Link concepts to the field's vocabularies: Papers with Code and the CSO (`kg.vocab`).
+"""Link concepts to the field's vocabularies: Papers with Code and the CSO (`kg.vocab.gazetteer`).
 
 A concept gets `skos:exactMatch` to an entry named by its preferred label (up to `norm_key`)
 when the types agree, and `skos:closeMatch` for weaker evidence: a compatible but different
@@ -32,7 +32,7 @@ from urllib.parse import unquote
 
 from kg.normalize import norm_key, norm_text
 from kg.types import Concept, ConceptType, VocabularyMatch
-from kg.vocab import Entry, Gazetteer
+from kg.vocab.gazetteer import Entry, Gazetteer
 
 PWC = "https://paperswithcode.com"
 CSO = "https://cso.kmi.open.ac.uk"

@@ -3,7 +3,7 @@
 `train_model` converts the corpora to spaCy's binary format, fills `config.cfg` with the
 chosen settings, runs spaCy's own training loop (fixed seed; dev = SciERC dev picks the best
 checkpoint), copies the best pipeline to the output folder and scores it on dev with
-`kg.ner.evaluate` (all gold spans, nested ones included). The settings and scores are written
+`kg.eval.ner` (all gold spans, nested ones included). The settings and scores are written
 next to the model in `training.json`.
 """
 
@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import InputError, ModelError
-from kg.ner.corpora import read_scierc, read_tdmsci
-from kg.ner.evaluate import EntityReport, evaluate_entities
-from kg.ner.model import SPANS_KEY
+from kg.eval.corpora import read_scierc, read_tdmsci
+from kg.eval.ner import EntityReport, evaluate_entities
+from kg.extract.recogniser import SPANS_KEY
 
 if TYPE_CHECKING:
     from spacy.language import Language

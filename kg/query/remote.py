@@ -215,7 +215,7 @@ def _write_ntriples(
     replace: bool,
 ) -> int:
     """Write the request body, streaming; return the number of triples in it."""
-    from kg.store import _quads
+    from kg.query.store import _quads
 
     if protocol is Protocol.UPDATE:
         target = f"GRAPH <{graph}>" if graph else "DEFAULT"

@@ -3,8 +3,8 @@
 SciERC (Luan et al., EMNLP 2018) annotates relations between entity spans of one sentence;
 `USED-FOR(a, b)` means a is used for b, `COMPARE(a, b)` compares a with b, `EVALUATE-FOR(a, b)`
 means a evaluates b. Each document is parsed on its own tokens and sentences by the extraction
-pipeline, its gold entities become the mentions, and `kg.extract.relations.doc_relations` runs
-on them. Our relations map onto SciERC's labels:
+pipeline, its gold entities become the mentions, and
+`kg.extract.relation_mentions.doc_relations` runs on them. Our relations map onto SciERC's labels:
 
 - usedFor(a, b) -> USED-FOR(a, b); basedOn(a, b) -> USED-FOR(b, a) (b is used for a);
 - comparedWith(a, b), outperforms(a, b) -> COMPARE(a, b) (also scored ignoring direction:
@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.errors import InputError
-from kg.extract.relations import Anchor, doc_relations
-from kg.ner.corpora import GoldDoc, read_scierc
+from kg.eval.corpora import GoldDoc, read_scierc
+from kg.extract.relation_mentions import Anchor, doc_relations
 from kg.types import ConceptType, RelationType
 
 LABELS = ("USED-FOR", "COMPARE", "EVALUATE-FOR")
@@ -108,7 +108,7 @@ def evaluate_scierc(path: Path | str, *, typed: bool = True, model: str | None =
     """Run the relation patterns on every document of a SciERC file and score them."""
     from spacy.tokens import Doc
 
-    from kg.extract.pipeline import load_nlp
+    from kg.extract.nlp import load_nlp
 
     nlp = load_nlp(model)
     data = read_scierc_relations(path)

@@ -1,7 +1,7 @@
 """Concept-concept relations across the corpus: relation mentions -> `ConceptRelation`s.
 
-Each `RelationMention` of a paper (`kg.extract.relations`) joins two mentions; their concept
-keys come from `kg.canon.mention_key` with the corpus's acronym expansions, exactly as the
+Each `RelationMention` of a paper (`kg.extract.relation_mentions`) joins two mentions; their concept
+keys come from `kg.canon.concepts.mention_key` with the corpus's acronym expansions, exactly as the
 paper -> concept links get theirs, so both endpoints are the concept nodes the links point at.
 A relation whose endpoints are one concept is dropped, and so is one whose endpoint is not a
 concept of the corpus. `comparedWith` is symmetric: its endpoints are put in key order (and the
@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Container, Iterable, Mapping
 from dataclasses import replace
 
-from kg.canon import acronym_expansions, mention_key
+from kg.canon.concepts import acronym_expansions, mention_key
 from kg.types import (
     ConceptRelation,
     Extraction,
@@ -37,8 +37,8 @@ def canonical_relations(
     """The corpus's relations, sorted by (subject key, predicate, object key).
 
     `concepts` holds the keys of the corpus's concepts (`Corpus.concepts`); without it, every
-    key a mention of `extractions` has is one, as `kg.canon.canonicalise` makes them. Evidence
-    is in paper order, then by position in the paper.
+    key a mention of `extractions` has is one, as `kg.canon.concepts.canonicalise` makes
+    them. Evidence is in paper order, then by position in the paper.
     """
     expansions = acronym_expansions(extractions.values())
     evidence: dict[tuple[str, RelationType, str], list[tuple[str, RelationMention]]] = (

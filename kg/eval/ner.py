@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kg.ner.corpora import TDMSCI_LABELS, CorpusFormat, GoldDoc, detect_format, read_gold
-from kg.ner.mapping import map_label
+from kg.eval.corpora import TDMSCI_LABELS, CorpusFormat, GoldDoc, detect_format, read_gold
+from kg.extract.recogniser_labels import map_label
 from kg.types import ConceptType
 
 if TYPE_CHECKING:
@@ -134,7 +134,7 @@ def evaluate_entities(
     spans of a `spancat` component. On TDMSci, SciERC labels go through `map_label` and only
     Task, Dataset and Metric are kept (as TASK, DATASET, METRIC): TDMSci annotates only those.
     """
-    from kg.ner.model import load_model, predicted_spans
+    from kg.extract.recogniser import load_model, predicted_spans
 
     gold_path = Path(gold_path)
     kind = CorpusFormat(fmt) if fmt is not None else detect_format(gold_path)
