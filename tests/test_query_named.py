@@ -286,3 +286,13 @@ def test_both_concepts_of_an_ambiguous_label_are_found(engines: list[Source]) ->
             ("paper/p4", "concept/stable-video-diffusion"),
             ("paper/p6", "concept/singular-value-decomposition"),
         ]
+
+
+@pytest.mark.parametrize("name", queries.names())
+def test_no_named_query_repeats_a_row(source: Source, name: str) -> None:
+    """A label matched through several of a concept's labels ("Diffusion Models", "diffusion
+    models") used to list each vocabulary match once per label (issue 11)."""
+    result = run_named(source, name, queries.get(name).example)
+    if not result.is_graph:
+        rows = [tuple(compact(t) if t is not None else "" for t in row) for row in result.rows]
+        assert len(rows) == len(set(rows))
