@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -72,3 +79,82 @@ def page(browser):  # type: ignore[no-untyped-def]
         yield pg
     finally:
         context.close()
+
+
+@dataclass
+class KgServer:
+    """A running `kg serve` (see the `kg_server` fixture)."""
+
+    base: str
+    process: subprocess.Popen[str]
+
+    @property
+    def sparql(self) -> str:
+        return self.base + "/sparql"
+
+
+@pytest.fixture
+def kg_server() -> Iterator[Callable[..., KgServer]]:
+    """Start `kg serve ARGS… --port 0` (the port read from its announcement), ready to answer;
+    every server started is stopped, with its workers, at the end of the test."""
+    started: list[KgServer] = []
+
+    def start(*args: str) -> KgServer:
+        kg = Path(sys.executable).with_name("kg")
+        process = subprocess.Popen(
+            [str(kg), "serve", *args, "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stdout is not None
+        base = None
+        for line in process.stdout:
+            if line.startswith("SPARQL endpoint: "):
+                base = line.split()[-1].removesuffix("/sparql")
+                break
+        if base is None:
+            process.wait(timeout=10)
+            raise RuntimeError(f"kg serve did not start: {process.stderr.read()}")  # type: ignore[union-attr]
+        server = KgServer(base, process)
+        started.append(server)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(base + "/health", timeout=1).close()
+                return server
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+
+    yield start
+    for server in started:
+        server.process.terminate()
+        try:
+            server.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
+        for pipe in (server.process.stdout, server.process.stderr):
+            if pipe is not None:
+                pipe.close()
+
+
+def http(
+    url: str, *, method: str = "GET", data: bytes | None = None,
+    headers: dict[str, str] | None = None,
+) -> tuple[int, dict[str, str], bytes]:
+    """(status, headers, body) of one request; HTTP errors are answers too."""
+    request = urllib.request.Request(url, data=data, method=method, headers=headers or {})
+    try:
+        with urllib.request.urlopen(request, timeout=60) as response:
+            return response.status, dict(response.headers.items()), response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, dict(exc.headers.items()), exc.read()
+
+
+@pytest.fixture
+def http_request() -> Callable[..., tuple[int, dict[str, str], bytes]]:
+    """`http(url, method=, data=, headers=)` for tests (conftest is no importable module)."""
+    return http

@@ -13,6 +13,7 @@ import pyoxigraph as ox
 
 from kg.errors import InputError, QueryError, StoreError
 from kg.query.result import QueryResult
+from kg.query.safety import check_query
 from kg.query.sources import (
     Bindings,
     Source,
@@ -54,6 +55,8 @@ class OxigraphSource(Source):
         self.description = description
         self.indexed = has_label_index(store)
         self.graphs = data_graphs(store)
+        # GRAPH ?g sees the data's named graphs only, never the label index.
+        self.named = [g for g in self.graphs if not isinstance(g, ox.DefaultGraph)]
         self.ranks = ranks
         self.first_batch: int | None = None  # tests: start ranked runs this small
 
@@ -97,6 +100,7 @@ class OxigraphSource(Source):
         hints: Hints | None = None,
     ) -> QueryResult:
         form = query_form(sparql)
+        check_query(sparql)  # never SERVICE or FROM; and nothing runs before this check
         terms = _terms(bindings)
         candidates = self._candidates(terms, hints) if hints is not None else {}
         ranked = hints.ranked if hints is not None else None
@@ -179,7 +183,7 @@ class OxigraphSource(Source):
             for variable, found in sorted(candidates.items()):
                 text = inject_values(text, [variable], [[term] for term in found])
         try:
-            return self.store.query(text, default_graph=self.graphs)
+            return self.store.query(text, default_graph=self.graphs, named_graphs=self.named)
         except SyntaxError as exc:
             if text is not sparql:
                 self._raise_unbound_error(sparql)
@@ -190,7 +194,7 @@ class OxigraphSource(Source):
     def _raise_unbound_error(self, sparql: str) -> None:
         """Report a syntax error at its position in the query as written (not as bound)."""
         try:
-            self.store.query(sparql, default_graph=self.graphs)
+            self.store.query(sparql, default_graph=self.graphs, named_graphs=self.named)
         except SyntaxError as exc:
             raise syntax_error(str(exc), sparql) from exc
         raise QueryError("the query's parameters could not be bound (a VALUES block failed)")

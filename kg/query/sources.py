@@ -20,8 +20,9 @@ from typing import IO, TYPE_CHECKING, Any, cast
 
 import pyoxigraph as ox
 
-from kg.errors import InputError, QueryError
+from kg.errors import InputError, KGError, QueryError
 from kg.query.result import QueryResult
+from kg.query.safety import check_query, located, lock_down_rdflib, parse_error
 from kg.query.sparql_text import (
     inject_values,
     line_column,
@@ -150,35 +151,14 @@ def syntax_error(message: str, sparql: str) -> QueryError:
     if undeclared is not None:
         line, column = line_column(sparql, undeclared.start)
         prefix = undeclared.text.split(":", 1)[0]
-        return _located(
+        return located(
             line, column, f"undeclared prefix '{prefix}:' (add PREFIX {prefix}: <…>)", sparql
         )
     match = _OX_POSITION.match(message)
     if not match:
         return QueryError(f"SPARQL syntax error: {message}")
     line, column = int(match[1]), int(match[2])
-    return _located(line, column, message[match.end() :], sparql)
-
-
-def _located(line: int, column: int, message: str, sparql: str) -> QueryError:
-    lines = sparql.splitlines() or [""]
-    text = lines[line - 1] if 0 < line <= len(lines) else ""
-    pointer = " " * max(column - 1, 0) + "^"
-    return QueryError(
-        f"SPARQL syntax error at line {line}, column {column}: {message}\n  {text}\n  {pointer}"
-    )
-
-
-def check_syntax(sparql: str) -> None:
-    """Raise `QueryError` with line, column and message if Oxigraph's parser rejects the query.
-
-    Gives rdflib sources the same clear messages as Oxigraph ones. The query is parsed and
-    planned against an empty in-memory store and never iterated.
-    """
-    try:
-        ox.Store().query(sparql)
-    except SyntaxError as exc:
-        raise syntax_error(str(exc), sparql) from exc
+    return located(line, column, message[match.end() :], sparql)
 
 
 def _rdflib_to_ntriples(data: IO[bytes], rdflib_format: str) -> bytes:
@@ -224,34 +204,47 @@ class RdflibSource(Source):
         from rdflib.term import Variable
 
         form = query_form(sparql)
-        check_syntax(sparql)
+        check_query(sparql)  # never SERVICE or FROM; and nothing runs before this check
+        if undeclared_prefix(sparql) is not None:  # rdflib would quietly use its own prefixes
+            raise parse_error(QueryError("undeclared prefix"), sparql)
+        lock_down_rdflib()
         try:
             prepared = prepareQuery(sparql)
         except Exception as exc:
             raise _rdflib_syntax_error(exc, sparql) from exc
         init = {Variable(name): to_rdflib(term) for name, term in _terms(bindings).items()}
-        answer = self.graph.query(prepared, initBindings=init)
-        if form == "ASK":
-            return QueryResult(form, boolean=bool(answer.askAnswer))
-        if form == "SELECT":
-            variables = tuple(str(v) for v in answer.vars or ())
-            rows, truncated = take(answer, limit)
-            converted = [
-                tuple(None if term is None else from_rdflib(term) for term in row) for row in rows
-            ]
-            return QueryResult(form, variables, converted, truncated=truncated)
-        triples, truncated = take(answer, limit)
-        return QueryResult(
-            form,
-            triples=[triple_from_rdflib(triple) for triple in triples],
-            truncated=truncated,
-        )
+        try:
+            return _rdflib_result(self.graph.query(prepared, initBindings=init), form, limit)
+        except KGError:
+            raise
+        except Exception as exc:
+            # rdflib raises plain Exception for what it cannot evaluate (an unknown function,
+            # GRAPH on a graph without named graphs, ...): the query's fault, not a crash.
+            raise QueryError(f"SPARQL error: rdflib cannot evaluate this query: {exc}") from exc
+
+
+def _rdflib_result(answer: Any, form: str, limit: int | None) -> QueryResult:
+    if form == "ASK":
+        return QueryResult(form, boolean=bool(answer.askAnswer))
+    if form == "SELECT":
+        variables = tuple(str(v) for v in answer.vars or ())
+        rows, truncated = take(answer, limit)
+        converted = [
+            tuple(None if term is None else from_rdflib(term) for term in row) for row in rows
+        ]
+        return QueryResult(form, variables, converted, truncated=truncated)
+    triples, truncated = take(answer, limit)
+    return QueryResult(
+        form,
+        triples=[triple_from_rdflib(triple) for triple in triples],
+        truncated=truncated,
+    )
 
 
 def _rdflib_syntax_error(exc: Exception, sparql: str) -> QueryError:
     """rdflib reports syntax errors with pyparsing exceptions, others as plain `Exception`."""
     from pyparsing import ParseBaseException
 
-    if isinstance(exc, ParseBaseException):
-        return _located(exc.lineno, exc.col, exc.msg, sparql)
+    if isinstance(exc, ParseBaseException) or undeclared_prefix(sparql) is not None:
+        return parse_error(exc, sparql)
     return QueryError(f"SPARQL error: {exc}")

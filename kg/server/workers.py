@@ -30,6 +30,11 @@ class SourceSpec:
     endpoint: str | None = None
     engine: str = "auto"
 
+    @property
+    def remote(self) -> bool:
+        """True when queries go to another endpoint (the workers then need the network)."""
+        return self.endpoint is not None or str(self.source).startswith(("http://", "https://"))
+
 
 @dataclass(frozen=True, slots=True)
 class Task:
@@ -69,6 +74,9 @@ def execute(source: Any, task: Task) -> Reply:
 
             result = run_named(source, task.text, dict(task.params), limit=task.max_rows)
         else:
+            from kg.query.safety import check_query
+
+            check_query(task.text)  # every source, an endpoint's too: never SERVICE or FROM
             result = source.query(task.text, limit=task.max_rows)
         fmt = ResultFormat(task.fmt)
         headers = [("X-Paperkg-Row-Cap", str(task.max_rows))]
@@ -114,6 +122,16 @@ def _render_graph(source: Any, task: Task) -> Reply:
 
 def _worker_main(conn: Connection, spec: SourceSpec) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    if not spec.remote:
+        from kg.query.safety import lock_down_rdflib, sandbox_process
+
+        if not sandbox_process():  # first, while this process has one thread
+            print(
+                "kg serve: this system allows no private network namespace; query workers rely "
+                "on the query check and rdflib's lock-down to stay offline",
+                file=sys.stderr,
+            )
+        lock_down_rdflib()
     from kg.query import open_source
 
     try:
