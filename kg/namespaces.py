@@ -70,6 +70,8 @@ class KG(DefinedNamespace):
     venue: URIRef
     status: URIRef
     authorList: URIRef
+    doi: URIRef
+    arxivId: URIRef
     # Concept -> concept relations and their evidence
     RelationEvidence: URIRef
     usedFor: URIRef

@@ -73,6 +73,12 @@ class Paper:
     record: int = 0
     # Links found in metadata fields (github, project, pdf, ...), in record order.
     links: tuple[str, ...] = ()
+    # Persistent identifiers: DOI (lower-case, "10.…") and arXiv id ("1706.03762").
+    doi: str | None = None
+    arxiv_id: str | None = None
+    # Subject terms an index assigned (arXiv categories, OpenAlex topics, S2 fields of study);
+    # unlike author `keywords` they are not searched for concepts.
+    subjects: tuple[str, ...] = ()
     # Every other field of the record, stringified, in record order.
     extra: tuple[tuple[str, str], ...] = ()
 

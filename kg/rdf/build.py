@@ -13,6 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from urllib.parse import quote
 
 from pyoxigraph import Literal, NamedNode, Triple
 
@@ -200,9 +201,28 @@ class _GraphBuilder:
             add(s, t.KG_VENUE, *t.str_term(paper.venue))
         if paper.status:
             add(s, t.KG_STATUS, *t.str_term(paper.status))
-        self._web_links(s, key, paper)
+        for subject in paper.subjects:
+            add(s, t.DCTERMS_SUBJECT, *t.str_term(subject))
+        same = self._identifiers(s, paper)
+        self._web_links(s, key, paper, same)
 
-    def _web_links(self, s: str, key: str, paper: Paper) -> None:
+    def _identifiers(self, s: str, paper: Paper) -> set[str]:
+        """DOI and arXiv id as literals, and their resolver IRIs as `schema:sameAs`."""
+        same = set()
+        for value, predicate, resolver in (
+            (paper.doi, t.KG_DOI, "https://doi.org/"),
+            (paper.arxiv_id, t.KG_ARXIV_ID, "https://arxiv.org/abs/"),
+        ):
+            if not value:
+                continue
+            self.out.add(s, predicate, *t.str_term(value))
+            iri = web_iri(resolver + quote(value, safe="/:;()._-"))
+            if iri is not None:
+                self.out.add(s, t.SCHEMA_SAME_AS, *t.iri_term(iri))
+                same.add(iri)
+        return same
+
+    def _web_links(self, s: str, key: str, paper: Paper, same: set[str]) -> None:
         page = None
         if paper.url:
             page = self._checked_url(key, paper, paper.url)
@@ -212,7 +232,7 @@ class _GraphBuilder:
         found = extraction.urls if extraction else ()
         for url in (*paper.links, *found):
             iri = self._checked_url(key, paper, url)
-            if iri is None or iri == page:
+            if iri is None or iri == page or iri in same:
                 continue
             predicate = t.SCHEMA_CODE_REPOSITORY if is_code_host(iri) else t.RDFS_SEE_ALSO
             self.out.add(s, predicate, *t.iri_term(iri))

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import hashlib
+import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
 from urllib.parse import quote
@@ -23,7 +24,7 @@ from pyoxigraph import NamedNode
 
 from kg.errors import InputError
 from kg.ingest.ids import paper_id
-from kg.normalize import slug
+from kg.normalize import fold_diacritics, slug
 from kg.types import Paper, Span
 
 
@@ -38,6 +39,36 @@ def paper_key(paper: Paper) -> str:
             record=paper.record,
         )  # fmt: skip
     return key
+
+
+# Latin letters that Unicode does not decompose into a base letter and an accent.
+_LATIN_LETTERS = str.maketrans({"ł": "l", "ø": "o", "æ": "ae", "œ": "oe", "ß": "ss", "đ": "d",
+                                "ð": "d", "þ": "th", "ı": "i", "ħ": "h", "ŀ": "l"})  # fmt: skip
+
+
+def person_slug(name: str) -> str:
+    """The IRI segment of an author: the name lower-cased with accents folded ("José García" and
+    "Jose Garcia" are one person, as exports often drop accents), letters of other scripts kept
+    (percent-encoded), anything else a '-'.
+
+    >>> [person_slug(n) for n in ["José García", "Łukasz Kaiser", "Søren Kierkegaard"]]
+    ['jose-garcia', 'lukasz-kaiser', 'soren-kierkegaard']
+    >>> person_slug("王小明"), person_slug("李华") != person_slug("王小明"), person_slug("…")
+    ('%E7%8E%8B%E5%B0%8F%E6%98%8E', True, '_')
+    """
+    parts: list[str] = []
+    for ch in unicodedata.normalize("NFC", name.lower()).translate(_LATIN_LETTERS):
+        base = fold_diacritics(ch)
+        if base.isascii() and base.isalnum():  # a Latin letter, perhaps with accents
+            parts.append(base)
+        elif ch.isalnum():
+            parts.append(quote(ch, safe=""))
+        elif unicodedata.category(ch) == "Mn":  # a combining mark that NFC left alone
+            continue
+        else:
+            parts.append("-")
+    text = "-".join(part for part in "".join(parts).split("-") if part)
+    return text or "_"
 
 
 def _digest(text: str) -> str:
@@ -83,7 +114,7 @@ class Iris:
         return f"{self.base}collection/{slug(name)}"
 
     def person(self, name: str) -> str:
-        return f"{self.base}person/{slug(name)}"
+        return f"{self.base}person/{person_slug(name)}"
 
     def concept(self, key: str) -> str:
         return f"{self.base}concept/{slug(key)}"

@@ -50,12 +50,14 @@ SCHEMA_DATE_PUBLISHED = NamedNode(SCHEMA_IRI + "datePublished")
 SCHEMA_URL = NamedNode(SCHEMA_IRI + "url")
 SCHEMA_CODE_REPOSITORY = NamedNode(SCHEMA_IRI + "codeRepository")
 SCHEMA_SOFTWARE_VERSION = NamedNode(SCHEMA_IRI + "softwareVersion")
+SCHEMA_SAME_AS = NamedNode(SCHEMA_IRI + "sameAs")
 
 # Dublin Core terms
 DCTERMS_IDENTIFIER = NamedNode(DCTERMS_IRI + "identifier")
 DCTERMS_TITLE = NamedNode(DCTERMS_IRI + "title")
 DCTERMS_ABSTRACT = NamedNode(DCTERMS_IRI + "abstract")
 DCTERMS_IS_PART_OF = NamedNode(DCTERMS_IRI + "isPartOf")
+DCTERMS_SUBJECT = NamedNode(DCTERMS_IRI + "subject")
 
 # SKOS
 SKOS_CONCEPT = NamedNode(SKOS_IRI + "Concept")
@@ -87,6 +89,8 @@ KG_PAPER_COUNT = _kg(KG.paperCount)
 KG_VENUE = _kg(KG.venue)
 KG_STATUS = _kg(KG.status)
 KG_AUTHOR_LIST = _kg(KG.authorList)
+KG_DOI = _kg(KG.doi)
+KG_ARXIV_ID = _kg(KG.arxivId)
 
 # One class per concept type and one property per role; `KG[...]` raises on a name the
 # ontology does not define, so a new enum member cannot silently mint an undeclared term.
