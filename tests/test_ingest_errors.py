@@ -139,9 +139,18 @@ def test_missing_file_is_reported_before_any_paper(tmp_path: Path) -> None:
     assert info.value.exit_code == 2
 
 
-def test_directory_is_not_a_file() -> None:
-    with pytest.raises(InputError, match="is not a file; pass the files themselves"):
-        list(read_papers([FIXTURES]))
+def test_directory_without_a_supported_file_is_an_input_error(tmp_path: Path) -> None:
+    (tmp_path / "notes.dat").write_text("x")
+    (tmp_path / ".hidden.json").write_text("[]")
+    with pytest.raises(InputError, match="the directory holds no file of a known format"):
+        list(read_papers([tmp_path]))
+
+
+def test_symlink_loop_says_so(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.json"
+    loop.symlink_to(tmp_path / "loop.json")
+    with pytest.raises(InputError, match="symbolic link that cannot be followed"):
+        list(read_papers([loop]))
 
 
 def test_unknown_format_names_the_file_and_the_fix(tmp_path: Path) -> None:

@@ -12,30 +12,25 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, BinaryIO
 
+from kg.ingest.latex import decode_latex
+from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
 from kg.ingest.records import WHOLE_FILE, RawRecord
 
 _NON_ENTRIES = ("string", "comment", "preamble")
 _ENTRY_START = re.compile(rb"^[ \t]*@[ \t]*([A-Za-z]+)[ \t]*[{(]")
 _AND = re.compile(r"\s+and\s+", re.IGNORECASE)
-# Text-style commands whose argument is kept ("\emph{x}" -> "x"); latex_to_unicode would
-# otherwise leave "\emphx".
-_FORMATTING = re.compile(
-    r"\\(?:emph|textit|textbf|texttt|textsc|textrm|textsf|textup|textnormal|underline|mbox"
-    r"|text|mathrm|mathbf|mathit|mathcal|url)\s*(?=\{)"
-)
 # Fields that name the venue when the entry has no `venue` field, in order of preference.
 _VENUE_FIELDS = ("booktitle", "journal")
 
 
 def latex_text(value: str) -> str:
-    """LaTeX markup in a field value turned into plain Unicode where that is simple.
+    """LaTeX markup in a field value turned into plain Unicode where that is unambiguous
+    (`kg.ingest.latex`: `\\log`, `\\cite{x}` and `\\item` are kept as written).
 
     >>> latex_text(r"Schr{\\"o}dinger {BERT} for \\emph{G{\\'e}rard} \\& co -- 50\\%")
     'Schrödinger BERT for Gérard & co -- 50%'
     """
-    from bibtexparser.latexenc import latex_to_unicode
-
-    return str(latex_to_unicode(_FORMATTING.sub("", value)))
+    return decode_latex(value)
 
 
 def split_authors(value: str) -> list[str]:
@@ -92,7 +87,7 @@ def _depth_at(text: str, index: int) -> int:
     return text.count("{", 0, index) - text.count("}", 0, index)
 
 
-def chunks(stream: BinaryIO) -> Iterator[tuple[str, bytes]]:
+def chunks(stream: BinaryIO, max_bytes: int | None = None) -> Iterator[tuple[str, bytes]]:
     """(entry type, raw bytes) of each `@type{...}` block, one at a time.
 
     Hand-written because bibtexparser 1.x parses a whole string and turns an entry it cannot
@@ -101,19 +96,27 @@ def chunks(stream: BinaryIO) -> Iterator[tuple[str, bytes]]:
     """
     kind = ""
     lines: list[bytes] = []
+    size = 0
     for line in stream:
         start = _ENTRY_START.match(line)
         if start:
             if kind:
-                yield kind, b"".join(lines)
-            kind, lines = start.group(1).decode("ascii").lower(), []
+                yield kind, b"".join(lines) if lines else _TOO_BIG + str(size).encode()
+            kind, lines, size = start.group(1).decode("ascii").lower(), [], 0
         if kind:
-            lines.append(line)
+            size += len(line)
+            if max_bytes is None or size <= max_bytes:
+                lines.append(line)
+            else:
+                lines = []
     if kind:
-        yield kind, b"".join(lines)
+        yield kind, b"".join(lines) if lines else _TOO_BIG + str(size).encode()
 
 
-def read_bibtex(stream: BinaryIO) -> Iterator[RawRecord]:
+_TOO_BIG = b"\x00too big:"
+
+
+def read_bibtex(stream: BinaryIO, limits: ReadLimits = DEFAULT_LIMITS) -> Iterator[RawRecord]:
     """The entries of a BibTeX file as records (one entry parsed at a time)."""
     from bibtexparser.bibtexexpression import BibtexExpression
     from bibtexparser.bparser import BibTexParser
@@ -123,12 +126,17 @@ def read_bibtex(stream: BinaryIO) -> Iterator[RawRecord]:
     parser.expect_multiple_parse = True  # one parse per entry, sharing @string definitions
     entries = parser.bib_database.entries
     number = 0
-    for kind, raw in chunks(stream):
+    for kind, raw in chunks(stream, limits.max_record_bytes):
         if kind == "comment":
             continue
         what = f"@{kind} after entry {number}" if kind in _NON_ENTRIES else "entry"
         if kind not in _NON_ENTRIES:
             number += 1
+        if raw.startswith(_TOO_BIG):
+            size = int(raw[len(_TOO_BIG) :])
+            yield RawRecord(number if kind not in _NON_ENTRIES else WHOLE_FILE,
+                            error=limits.record_too_big(size, what))  # fmt: skip
+            continue
         try:
             text = raw.decode("utf-8-sig")
             before = len(entries)

@@ -10,15 +10,16 @@ from typing import BinaryIO
 
 from kg.errors import InputError
 from kg.ingest.dedup import Deduplicator
+from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
 from kg.ingest.records import WHOLE_FILE, BadRecord, RawRecord, to_paper
 from kg.ingest.report import DuplicateAction, IngestReport
-from kg.ingest.sources import Format, Source, inspect
+from kg.ingest.sources import Format, Source, expand, inspect
 from kg.types import Paper, SkippedRecord
 
 log = logging.getLogger("kg.ingest")
 
 
-def _reader(source: Source) -> Callable[[BinaryIO], Iterator[RawRecord]]:
+def _reader(source: Source) -> Callable[[BinaryIO, ReadLimits], Iterator[RawRecord]]:
     """The record reader of a format (format modules are imported only when used)."""
     if source.format is Format.TEXT:
         from kg.ingest.text import read_text
@@ -35,8 +36,20 @@ def _reader(source: Source) -> Callable[[BinaryIO], Iterator[RawRecord]]:
     if source.format in (Format.CSV, Format.TSV):
         from kg.ingest.csvfile import read_csv
 
-        delimiter = "\t" if source.format is Format.TSV else ","
-        return lambda stream: read_csv(stream, delimiter)
+        delimiter = "\t" if source.format is Format.TSV else source.delimiter
+        return lambda stream, limits: read_csv(stream, delimiter, limits)
+    if source.format is Format.RIS:
+        from kg.ingest.ris import read_ris
+
+        return read_ris
+    if source.format is Format.NBIB:
+        from kg.ingest.ris import read_medline
+
+        return read_medline
+    if source.format is Format.ATOM:
+        from kg.ingest.atom import read_atom
+
+        return read_atom
     from kg.ingest.bibtex import read_bibtex
 
     return read_bibtex
@@ -47,6 +60,8 @@ def read_papers(
     *,
     report: IngestReport | None = None,
     strict: bool = False,
+    limits: ReadLimits = DEFAULT_LIMITS,
+    input_format: Format | str | None = None,
 ) -> Iterator[Paper]:
     """The papers in `paths`, in input order, read lazily (JSON Lines, CSV, text stream).
 
@@ -55,18 +70,27 @@ def read_papers(
     to `report.skipped` and skipped; with `strict=True` it raises `InputError` instead, as
     does a duplicate id. Duplicate ids are merged (same title and abstract) or renamed
     `{id}~2` (different content) and listed in `report.duplicates`.
+
+    A directory stands for its supported files; `-` is standard input (`input_format` names
+    its format when the content does not say it). `limits` is the size policy.
     """
     report = report if report is not None else IngestReport()
     if isinstance(paths, str | os.PathLike):  # one path, not an iterable of characters
         paths = [paths]
-    sources = [inspect(path) for path in paths]
+    fmt = Format(input_format) if input_format is not None else None
+    sources = [inspect(path, fmt) for path in expand(paths)]
     dedup = Deduplicator()
     for source in sources:
         separators = ",;" if source.format is Format.BIBTEX else ";"
+        report.formats[source.path] = source.describe()
+        if source.encoding != "utf-8":
+            log.info("%s: read as %s", source.path, source.encoding.upper())
         with source.open() as stream:
             try:
-                for raw in _reader(source)(stream):
-                    paper = _paper(raw, source, separators, report, strict)
+                for raw in _reader(source)(stream, limits):
+                    if raw.fields is not None:
+                        report.see(source.path, raw.fields)
+                    paper = _paper(raw, source, separators, report, strict, limits)
                     if paper is None:
                         continue
                     duplicate = dedup.check(paper)
@@ -89,17 +113,25 @@ def read_papers(
 
 
 def _paper(
-    raw: RawRecord, source: Source, separators: str, report: IngestReport, strict: bool
+    raw: RawRecord, source: Source, separators: str, report: IngestReport, strict: bool,
+    limits: ReadLimits,
 ) -> Paper | None:
     """The paper of one raw record, or None after reporting why it is skipped."""
     reason = raw.error
     if reason is None and raw.fields is not None:
+        notes: list[str] = []
         try:
-            return to_paper(
-                raw.fields, source=source, record=raw.number, list_separators=separators
-            )
+            paper = to_paper(raw.fields, source=source, record=raw.number,
+                             list_separators=separators, limits=limits, notes=notes)
         except BadRecord as exc:
             reason = str(exc)
+        else:
+            for note in notes:
+                if strict:
+                    raise InputError(note, source=source.path, record=raw.number)
+                report.repaired.append(SkippedRecord(source.path, raw.number, note))
+                log.warning("%s, record %d: %s", source.path, raw.number, note)
+            return paper
     reason = reason or "record has no fields"
     record = None if raw.number == WHOLE_FILE else raw.number
     if strict:

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kg.ingest import convert
 from kg.ingest.clean import clean_optional, clean_text, split_list, unique
 from kg.ingest.ids import paper_id
+from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
+from kg.ingest.mapping import Table
 from kg.ingest.sources import Source
+from kg.ingest.tables import detect
 from kg.types import Paper
 
 
@@ -40,6 +44,9 @@ class RawRecord:
 LINK_FIELDS = frozenset(
     ["url", "site", "github", "code", "project", "pdf", "arxiv", "openreview", "supp", "oa", "doi"]
 )
+# Fields of a record read by name that may say its arXiv id (when it has no `arxiv` field).
+_ARXIV_PLACES = ("eprint", "arxiv_id", "arxivid", "note", "url", "journal", "doi")
+_ARXIV_ID_FIELDS = frozenset({"eprint", "arxiv_id", "arxivid"})
 _TEXT_FIELDS = ("title", "abstract", "venue", "status", "collection")
 _LIST_FIELDS = {
     "keywords": "keywords",
@@ -66,12 +73,56 @@ def to_paper(
     source: Source,
     record: int,
     list_separators: str = ";",
+    limits: ReadLimits = DEFAULT_LIMITS,
+    notes: list[str] | None = None,
 ) -> Paper:
     """The paper a record describes; raises `BadRecord` (with the reason) when it cannot be one.
 
-    Field names match case-insensitively; `list_separators` splits keywords and authors given
-    as one string.
+    A record of a known source (`kg.ingest.tables`) is read through its table; any other by
+    field name, case-insensitively, with `list_separators` splitting keywords and authors
+    given as one string. Text with lone surrogates (scraped JSON's "\\ud800") is repaired
+    (U+FFFD) and a note naming the field is appended to `notes`.
     """
+    table = detect(fields)
+    if table is None:
+        values, links, extra = _by_name(fields, list_separators)
+    else:
+        values = table.apply(fields)
+        links = _table_links(values.pop("links", None))
+        extra = []
+    check = _Checker(limits, notes if notes is not None else [])
+    text = {name: check.text(name, values.get(name)) for name in _TEXT_FIELDS}
+    record_id = check.id(values.get("id"))
+    pid = paper_id(record_id, text["abstract"], text["title"])
+    if pid is None:
+        raise BadRecord(_empty_reason(fields, table))
+    year = _as_year(values.get("year"))
+    url = values.get("url")
+    return Paper(
+        id=pid,
+        abstract=text["abstract"],
+        title=text["title"],
+        keywords=tuple(check.list("keywords", values.get("keywords"), list_separators)),
+        authors=tuple(check.list("authors", values.get("authors"), list_separators)),
+        year=year if year is not None else source.year,
+        venue=text["venue"] or source.venue,
+        url=check.text("url", url) if isinstance(url, str) else None,
+        status=text["status"],
+        collection=text["collection"] or source.collection,
+        source=source.path,
+        record=record,
+        links=tuple(unique(check.text("links", link) or "" for link in links)),
+        doi=_identifier(values.get("doi"), convert.doi),
+        arxiv_id=_identifier(values.get("arxiv"), convert.arxiv_id),
+        subjects=tuple(check.list("subjects", values.get("subjects"), list_separators)),
+        extra=tuple((key, check.repaired(value)) for key, value in extra),
+    )
+
+
+def _by_name(
+    fields: Mapping[str, Any], list_separators: str
+) -> tuple[dict[str, Any], list[str], list[tuple[str, str]]]:
+    """Known fields by (case-insensitive) name, links from link fields, the rest as extra."""
     values: dict[str, Any] = {}
     links: list[str] = []
     extra: list[tuple[str, str]] = []
@@ -79,40 +130,91 @@ def to_paper(
         name = str(key).strip().lower()
         canonical = _LIST_FIELDS.get(name, name)
         if canonical in _KNOWN and canonical not in values:
-            is_list = name in _LIST_FIELDS
-            values[canonical] = _as_list(name, value, list_separators) if is_list else value
+            values[canonical] = value
         elif name in LINK_FIELDS:
             found, rest = _links(name, value)
             links.extend(found)
             if name in ("url", "site") and found and "url" not in values:
                 values["url"] = found[0]
+            if name in ("doi", "arxiv") and name not in values:
+                values[name] = value
             if rest is not None:
                 extra.append((str(key), rest))
         else:
             extra.append((str(key), _stringify(value)))
+    if "arxiv" not in values:  # BibTeX `eprint`, Zotero's "arXiv:…" note, an arxiv.org URL
+        lowered = {str(k).strip().lower(): v for k, v in fields.items()}
+        for name in _ARXIV_PLACES:
+            parse = convert.arxiv_id if name in _ARXIV_ID_FIELDS else convert.arxiv_id_in
+            if (arxiv := parse(lowered.get(name))) is not None:
+                values["arxiv"] = arxiv
+                break
+    return values, links, extra
 
-    text = {name: _as_text(name, values.get(name)) for name in _TEXT_FIELDS}
-    record_id = _as_id(values.get("id"))
-    pid = paper_id(record_id, text["abstract"], text["title"])
-    if pid is None:
-        raise BadRecord("empty record: no id, no title and no abstract")
-    year = _as_year(values.get("year"))
-    return Paper(
-        id=pid,
-        abstract=text["abstract"],
-        title=text["title"],
-        keywords=tuple(values.get("keywords", ())),
-        authors=tuple(values.get("authors", ())),
-        year=year if year is not None else source.year,
-        venue=text["venue"] or source.venue,
-        url=values.get("url"),
-        status=text["status"],
-        collection=text["collection"] or source.collection,
-        source=source.path,
-        record=record,
-        links=tuple(unique(links)),
-        extra=tuple(extra),
-    )
+
+def _table_links(value: Any) -> list[str]:
+    """Links a table found (a URL or a list of URLs); anything that is not a link is dropped."""
+    items = value if isinstance(value, list) else [value]
+    return [link for item in items if isinstance(item, str) and (link := as_link("url", item))]
+
+
+def _identifier(value: Any, parse: Callable[[Any], str | None]) -> str | None:
+    found = parse(value) if isinstance(value, str | list) else None
+    return found if found is None or not _SURROGATE.search(found) else None
+
+
+def _empty_reason(fields: Mapping[str, Any], table: Table | None) -> str:
+    """Why a record gives no paper: it has no id, title or abstract where they are looked for."""
+    if table is None:
+        return "empty record: no id, no title and no abstract"
+    where = ", ".join(repr(p) for name in ("id", "title", "abstract") for p in table.paths(name))
+    return f"empty record: no id, no title and no abstract (read as {table.name}: {where})"
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+@dataclass(slots=True)
+class _Checker:
+    """Checks one record's values: types, the size limit, and lone surrogates (repaired)."""
+
+    limits: ReadLimits
+    notes: list[str]
+
+    def repaired(self, value: str, name: str | None = None) -> str:
+        if not _SURROGATE.search(value):
+            return value
+        if name is not None:
+            found = _SURROGATE.search(value)
+            code = f"U+{ord(found.group()):04X}" if found else ""
+            self.notes.append(
+                f"field {name!r} holds a lone surrogate ({code}, invalid Unicode, as in JSON "
+                "\"\\ud800\"): replaced with U+FFFD"
+            )
+        return _SURROGATE.sub("\ufffd", value)
+
+    def _sized(self, name: str, value: str) -> str:
+        if len(value) > self.limits.max_field_chars:
+            raise BadRecord(
+                f"field {name!r} has {len(value):,} characters, over the limit of "
+                f"{self.limits.max_field_chars:,} (--max-field-chars)"
+            )
+        return value
+
+    def text(self, name: str, value: Any) -> str | None:
+        if value is None:
+            return None
+        if not isinstance(value, str):
+            raise BadRecord(f"field {name!r} is {_kind(value)}, expected text")
+        return self._sized(name, self.repaired(clean_optional(value) or "", name)) or None
+
+    def id(self, value: Any) -> str | None:
+        found = _as_id(value)
+        return self.repaired(found, "id") if found else found
+
+    def list(self, name: str, value: Any, separators: str) -> list[str]:
+        items = _as_list(name, value, separators)
+        return [self._sized(name, self.repaired(item, name)) for item in items]
 
 
 def _kind(value: Any) -> str:
@@ -128,12 +230,6 @@ def _kind(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _as_text(name: str, value: Any) -> str | None:
-    if value is None or isinstance(value, str):
-        return clean_optional(value)
-    raise BadRecord(f"field {name!r} is {_kind(value)}, expected text")
-
-
 def _as_list(name: str, value: Any, separators: str) -> list[str]:
     if value is None:
         return []
@@ -141,6 +237,8 @@ def _as_list(name: str, value: Any, separators: str) -> list[str]:
         return split_list(value, separators)
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return unique(clean_text(item) for item in value)
+    if isinstance(value, list) and all(isinstance(item, str | None) for item in value):
+        return unique(clean_text(item) for item in value if item is not None)
     raise BadRecord(
         f"field {name!r} is {_kind(value)}, expected a list of text or one "
         f"{' or '.join(repr(s) for s in separators)}-separated text"
@@ -160,6 +258,10 @@ def _as_id(value: Any) -> str | None:
 def _as_year(value: Any) -> int | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
+    if isinstance(value, float) and value != value:  # NaN: how pandas writes a missing year
+        return None
+    if isinstance(value, float) and value.is_integer():  # 2020.0, from a spreadsheet column
+        return int(value)
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().isdigit():

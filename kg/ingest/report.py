@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from kg.types import SkippedRecord
+
+FIELDS_SHOWN = 40
 
 
 class DuplicateAction(StrEnum):
@@ -66,6 +70,21 @@ class IngestReport:
     read: int = 0
     skipped: list[SkippedRecord] = field(default_factory=list)
     duplicates: list[Duplicate] = field(default_factory=list)
+    # Records read with a field repaired (lone surrogates), and what was done.
+    repaired: list[SkippedRecord] = field(default_factory=list)
+    # Each input's format as detected ("csv (';'-separated)") and the field names its records
+    # have (the first record's, then any new ones, up to `FIELDS_SHOWN`): for messages.
+    formats: dict[str, str] = field(default_factory=dict)
+    fields: dict[str, list[str]] = field(default_factory=dict)
+
+    def see(self, source: str, record: Mapping[str, Any]) -> None:
+        """Remember the field names of a record of `source` (cheap after the first few)."""
+        names = self.fields.setdefault(source, [])
+        if len(names) >= FIELDS_SHOWN:
+            return
+        for key in record:
+            if key not in names and not str(key).startswith("@"):
+                names.append(str(key))
 
     @property
     def merged(self) -> int:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
+from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
 from kg.ingest.records import RawRecord
 
 _SENTENCE_END = re.compile(r"[.!?](?:\s|$)")
@@ -46,10 +47,13 @@ def paragraphs(stream: BinaryIO) -> Iterator[tuple[int, bytes]]:
         yield number + 1, b"".join(lines)
 
 
-def read_text(stream: BinaryIO) -> Iterator[RawRecord]:
+def read_text(stream: BinaryIO, limits: ReadLimits = DEFAULT_LIMITS) -> Iterator[RawRecord]:
     """The paragraphs of a text file as records with an `abstract` (and `collection`)."""
     collection: str | None = None
     for number, raw in paragraphs(stream):
+        if len(raw) > limits.max_record_bytes:
+            yield RawRecord(number, error=limits.record_too_big(len(raw), "paragraph"))
+            continue
         try:
             paragraph = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
