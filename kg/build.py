@@ -12,17 +12,21 @@ vocabularies (`kg.vocab`) -> triples (`kg.rdf`) -> graph file, store (`kg.query.
 from __future__ import annotations
 
 import os
+import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.canon.concepts import canonicalise
 from kg.canon.relations import canonical_relations
+from kg.errors import InputError, KGError
 from kg.extract import ExtractorConfig
 from kg.extract.extractor import cached_extractor, parallel_extract
 from kg.ingest import IngestReport, read_papers
+from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
 from kg.namespaces import DEFAULT_BASE
 from kg.query.store import load_store
 from kg.rdf import GraphFormat, build_triples, write_graph
@@ -78,10 +82,35 @@ def build_corpus(
     paper_list = list(papers)
     extractions = extract_corpus(paper_list, n_process=n_process, progress=progress,
                                  config=config)
-    concepts, links = canonicalise(paper_list, extractions)
-    relations = canonical_relations(paper_list, extractions, concepts)
-    return Corpus(papers=paper_list, extractions=extractions, concepts=concepts, links=links,
+    return link_corpus(paper_list, extractions)
+
+
+def link_corpus(papers: list[Paper], extractions: dict[str, Extraction]) -> Corpus:
+    """Canonicalise the extractions into concepts, links and relations, and match the concepts
+    to the vocabularies."""
+    concepts, links = canonicalise(papers, extractions)
+    relations = canonical_relations(papers, extractions, concepts)
+    return Corpus(papers=papers, extractions=extractions, concepts=concepts, links=links,
                   relations=relations, matches=match_vocabularies(concepts.values()))
+
+
+StageCallback = Callable[[str, float, str], None]
+"""Called when a build stage ends: its name, its seconds, what it did ("6 papers read")."""
+
+
+class _Stages:
+    """Times each stage of a build and reports it to the callback."""
+
+    def __init__(self, callback: StageCallback | None) -> None:
+        self.callback = callback
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[list[str]]:
+        start = time.perf_counter()
+        detail: list[str] = []
+        yield detail
+        if self.callback is not None:
+            self.callback(name, time.perf_counter() - start, "; ".join(detail))
 
 
 ProgressFactory = Callable[[int], Callable[[int], None]]
@@ -142,31 +171,60 @@ def run_build(
     n_process: int | None = None,
     progress: ProgressFactory | None = None,
     config: ExtractorConfig | None = None,
+    input_format: str | None = None,
+    limits: ReadLimits = DEFAULT_LIMITS,
+    on_stage: StageCallback | None = None,
 ) -> BuildSummary:
     """Read `inputs`, extract and canonicalise, write the graph to `output` (format from
     `fmt` or the file extension), optionally load it into an Oxigraph store and draw the page.
+
+    Raises `InputError` before writing anything when no paper with an abstract was read: a
+    bad input never replaces a good graph. Every output is written to a temporary file first
+    and renamed into place.
     """
     start = time.perf_counter()
+    stages = _Stages(on_stage)
     output = Path(output)
     graph_format = GraphFormat.from_name(fmt) if fmt else GraphFormat.from_path(output)
     report = IngestReport()
-    papers = list(read_papers(inputs, report=report, strict=strict))
-    with_abstract = sum(1 for p in papers if p.abstract)
+    input_list = [str(i) for i in inputs]
+    with stages.stage("reading") as done:
+        papers = list(read_papers(input_list, report=report, strict=strict, limits=limits,
+                                  input_format=input_format))
+        with_abstract = sum(1 for p in papers if p.abstract)
+        done.append(f"{len(papers)} papers, {with_abstract} with an abstract, "
+                    f"{len(report.skipped)} skipped")
+    if with_abstract == 0:
+        raise InputError(nothing_to_build(report, len(papers), output))
     callback = progress(with_abstract) if progress is not None else None
-    corpus = build_corpus(papers, n_process=n_process, progress=callback, config=config)
-    corpus.skipped = list(report.skipped)
-    triples = build_triples(corpus, base=base, include_ontology=True)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    write_graph(triples, output, graph_format)
+    with stages.stage("extraction") as done:
+        extractions = extract_corpus(papers, n_process=n_process, progress=callback,
+                                     config=config)
+        done.append(f"{len(extractions)} papers")
+    with stages.stage("canonicalisation and linking") as done:
+        corpus = link_corpus(papers, extractions)
+        corpus.skipped = list(report.skipped)
+        done.append(f"{len(corpus.concepts)} concepts, {len(corpus.links)} links")
+    with stages.stage("writing") as done:
+        triples = build_triples(corpus, base=base, include_ontology=True)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        write_graph(triples, output, graph_format)
+        done.append(f"{len(triples)} triples to {output}")
     store_path = Path(store) if store is not None else None
     if store_path is not None:
-        load_store(store_path, triples)
+        with stages.stage("store load") as done:
+            load_store(store_path, triples)
+            done.append(str(store_path))
     html_path = Path(html) if html is not None else None
     if html_path is not None:
-        from viz import render_html
+        with stages.stage("page") as done:
+            from viz import render_html
 
-        html_path.parent.mkdir(parents=True, exist_ok=True)
-        render_html(triples, html_path, source_name=output.name)
+            html_path.parent.mkdir(parents=True, exist_ok=True)
+            page = render_html(triples, source_name=output.name)
+            assert isinstance(page, str)  # without a path, the page is returned
+            write_atomically(html_path, page)
+            done.append(str(html_path))
     return BuildSummary(
         output=output,
         papers_read=len(papers),
@@ -180,6 +238,52 @@ def run_build(
         store=store_path,
         html=html_path,
     )
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write `text` (UTF-8) to a temporary file next to `path`, then rename it into place: a
+    kill or a full disk leaves the old file, never a truncated one."""
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    except OSError as exc:
+        raise KGError(f"{path}: cannot write ({exc}); check the directory") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # as the graph file (mkstemp makes it private)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with suppress(OSError):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise KGError(f"{path}: cannot write ({exc}); the old file is unchanged") from exc
+        raise
+
+
+def nothing_to_build(report: IngestReport, papers: int, output: Path) -> str:
+    """Why a build read no paper with an abstract: what was read, the fields seen, the fix."""
+    sources = list(report.formats)
+    parts = [f"no paper with an abstract to build from: read {papers} records"
+             f" from {len(sources)} file{'s' if len(sources) != 1 else ''}"]
+    if papers:
+        parts[0] += ", none with an abstract"
+    if report.skipped:
+        first = report.skipped[0]
+        parts.append(f"{len(report.skipped)} skipped (first: {first.source}"
+                     f"{'' if first.record == 0 else f', record {first.record}'}: {first.reason})")
+    for source in sources[:5]:
+        seen = report.fields.get(source, [])
+        shown = ", ".join(repr(name) for name in seen[:25]) + (", …" if len(seen) > 25 else "")
+        parts.append(f"{source} ({report.formats[source]}): "
+                     + (f"fields seen: {shown}" if seen else "no records"))
+    parts.append("an abstract is read from a field named 'abstract' (any case), or from a known "
+                 "export's own field (Zotero CSV 'Abstract Note', OpenAlex "
+                 "'abstract_inverted_index', OpenReview 'content.abstract', arXiv Atom "
+                 "'summary', RIS 'AB', MEDLINE 'AB'); rename the field, or export the abstracts")
+    parts.append(f"nothing was written ({output} is unchanged)")
+    return ".\n  ".join(parts)
 
 
 def _concept_counts(corpus: Corpus) -> Counter[ConceptType]:

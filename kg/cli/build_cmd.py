@@ -10,6 +10,8 @@ import click
 
 from kg.cli import main
 from kg.errors import KGError
+from kg.ingest.limits import DEFAULT_LIMITS, MIB, ReadLimits
+from kg.ingest.sources import Format
 from kg.namespaces import DEFAULT_BASE
 
 # Below this many papers a progress bar is noise.
@@ -31,6 +33,18 @@ def _progress_factory(enabled: bool) -> Callable[[int], Callable[[int], None]] |
     return factory
 
 
+def _stage_printer(enabled: bool) -> Callable[[str, float, str], None] | None:
+    """One line per finished build stage on stderr: name, what it did, seconds."""
+    if not enabled:
+        return None
+
+    def report(name: str, seconds: float, detail: str) -> None:
+        click.echo(f"{name}: {detail} ({seconds:.1f} s)" if detail else
+                   f"{name} ({seconds:.1f} s)", err=True)  # fmt: skip
+
+    return report
+
+
 @main.command()
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("out/graph.ttl"),
@@ -47,17 +61,38 @@ def _progress_factory(enabled: bool) -> Callable[[int], Callable[[int], None]] |
               help="Also write the interactive browser page here.")
 @click.option("--processes", type=int, default=None,
               help="Worker processes for extraction (default: all cores for big inputs).")
+@click.option("--input-format", type=click.Choice([f.value for f in Format]), default=None,
+              help="Format of the inputs (needed only for `-`, standard input, when its "
+                   "content does not say; default: from each file's name and content).")
+@click.option("--max-field-chars", type=click.IntRange(min=1),
+              default=DEFAULT_LIMITS.max_field_chars, show_default=True,
+              help="Skip a record with a longer title, abstract, author or keyword.")
+@click.option("--max-record-mb", type=click.FloatRange(min=0, min_open=True),
+              default=DEFAULT_LIMITS.max_record_bytes / MIB, show_default=True,
+              help="Skip a bigger record (JSON line, CSV row, BibTeX/RIS entry, paragraph).")
+@click.option("--max-document-mb", type=click.FloatRange(min=0, min_open=True),
+              default=DEFAULT_LIMITS.max_document_bytes / MIB, show_default=True,
+              help="Skip a bigger file that must be parsed whole (JSON document, Atom feed).")
 @click.option("--progress/--no-progress", default=True,
-              help="Show a progress bar on stderr for long runs.")
+              help="Report each stage (reading, extraction, linking, writing, store, page) "
+                   "with its time on stderr; a progress bar too on a terminal.")
 def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, strict: bool,
-          store: Path | None, html: Path | None, processes: int | None,
+          store: Path | None, html: Path | None, processes: int | None, input_format: str | None,
+          max_field_chars: int, max_record_mb: float, max_document_mb: float,
           progress: bool) -> None:
-    """Build the knowledge graph of INPUTS (text, JSON, JSONL, CSV, BibTeX; .gz too)."""
+    """Build the knowledge graph of INPUTS: files, directories (every supported file inside)
+    or `-` (standard input). Formats: text, JSON/JSON Lines (OpenAlex, Semantic Scholar, arXiv
+    snapshot, OpenReview, CSL-JSON, paper lists), CSV/TSV (Zotero), BibTeX, RIS, arXiv Atom,
+    PubMed .nbib; gzipped too."""
     from kg.build import run_build
 
+    limits = ReadLimits(max_field_chars=max_field_chars,
+                        max_record_bytes=int(max_record_mb * MIB),
+                        max_document_bytes=int(max_document_mb * MIB))
     try:
         summary = run_build(inputs, output, fmt=fmt, base=base, strict=strict, store=store,
-                            html=html, n_process=processes,
+                            html=html, n_process=processes, input_format=input_format,
+                            limits=limits, on_stage=_stage_printer(progress),
                             progress=_progress_factory(progress and sys.stderr.isatty()))
     except KGError as exc:
         click.echo(f"kg build: {exc}", err=True)
