@@ -174,13 +174,15 @@ def run_build(
     input_format: str | None = None,
     limits: ReadLimits = DEFAULT_LIMITS,
     on_stage: StageCallback | None = None,
+    analyze: bool = False,
 ) -> BuildSummary:
     """Read `inputs`, extract and canonicalise, write the graph to `output` (format from
     `fmt` or the file extension), optionally load it into an Oxigraph store and draw the page.
 
     Raises `InputError` before writing anything when no paper with an abstract was read: a
     bad input never replaces a good graph. Every output is written to a temporary file first
-    and renamed into place.
+    and renamed into place. `analyze` adds the analytics of `kg analyze` (`kg.analyze`) after
+    the graph's triples.
     """
     start = time.perf_counter()
     stages = _Stages(on_stage)
@@ -210,6 +212,15 @@ def run_build(
         output.parent.mkdir(parents=True, exist_ok=True)
         write_graph(triples, output, graph_format)
         done.append(f"{len(triples)} triples to {output}")
+    if analyze:
+        with stages.stage("analysis") as done:
+            # Appended as `kg analyze` appends them, so that both write the same bytes.
+            from kg.analyze import analyze_triples, append_triples
+
+            analytics = analyze_triples(triples, base=base)
+            append_triples(output, analytics)
+            triples = triples + analytics
+            done.append(f"{len(analytics)} triples")
     store_path = Path(store) if store is not None else None
     if store_path is not None:
         with stages.stage("store load") as done:

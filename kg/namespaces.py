@@ -98,6 +98,32 @@ class KG(DefinedNamespace):
     matchProperty: URIRef
     matchMethod: URIRef
     matchSource: URIRef
+    # Analytics written by `kg analyze` (kg/analyze): communities, centrality, trends, similarity
+    Community: URIRef
+    PaperSimilarity: URIRef
+    ConceptAssociation: URIRef
+    inCommunity: URIRef
+    memberCount: URIRef
+    linkStrength: URIRef
+    pageRank: URIRef
+    firstYear: URIRef
+    lastYear: URIRef
+    meanYear: URIRef
+    growth: URIRef
+    burstStart: URIRef
+    burstEnd: URIRef
+    burstWeight: URIRef
+    emergingScore: URIRef
+    similarTo: URIRef
+    fromPaper: URIRef
+    toPaper: URIRef
+    score: URIRef
+    sharedConcepts: URIRef
+    relatedConcept: URIRef
+    fromConcept: URIRef
+    toConcept: URIRef
+    associationStrength: URIRef
+    sharedPapers: URIRef
 
 
 PREFIXES: dict[str, str] = {

@@ -59,6 +59,8 @@ def _stage_printer(enabled: bool) -> Callable[[str, float, str], None] | None:
               help="Also bulk-load the graph into an Oxigraph store in this folder.")
 @click.option("--html", type=click.Path(path_type=Path), default=None,
               help="Also write the interactive browser page here.")
+@click.option("--analyze", is_flag=True,
+              help="Also compute communities, centrality, trends and similarity (kg analyze).")
 @click.option("--processes", type=int, default=None,
               help="Worker processes for extraction (default: all cores for big inputs).")
 @click.option("--input-format", type=click.Choice([f.value for f in Format]), default=None,
@@ -77,7 +79,8 @@ def _stage_printer(enabled: bool) -> Callable[[str, float, str], None] | None:
               help="Report each stage (reading, extraction, linking, writing, store, page) "
                    "with its time on stderr; a progress bar too on a terminal.")
 def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, strict: bool,
-          store: Path | None, html: Path | None, processes: int | None, input_format: str | None,
+          store: Path | None, html: Path | None, analyze: bool, processes: int | None,
+          input_format: str | None,
           max_field_chars: int, max_record_mb: float, max_document_mb: float,
           progress: bool) -> None:
     """Build the knowledge graph of INPUTS: files, directories (every supported file inside)
@@ -92,7 +95,7 @@ def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, st
     try:
         summary = run_build(inputs, output, fmt=fmt, base=base, strict=strict, store=store,
                             html=html, n_process=processes, input_format=input_format,
-                            limits=limits, on_stage=_stage_printer(progress),
+                            limits=limits, on_stage=_stage_printer(progress), analyze=analyze,
                             progress=_progress_factory(progress and sys.stderr.isatty()))
     except KGError as exc:
         click.echo(f"kg build: {exc}", err=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 # One line per command module; keep sorted.
 from kg.cli import (
+    analyze_cmd,  # noqa: F401
     build_cmd,  # noqa: F401
     eval_cmd,  # noqa: F401
     query_cmd,  # noqa: F401

@@ -1,0 +1,180 @@
+"""The analytics as RDF (docs/VOCABULARY.md, "Analytics"), in the canonical triple order.
+
+IRIs come from stable keys: communities are `{base}community/{n}` (1 = largest), a paper's
+similar papers `{paper IRI}/similar/{other's last segment}`, a concept's associations
+`{concept IRI}/related/{other's last segment}`. Numbers are written with fixed precision
+(decimals rounded to 6 places, PageRank as a double to 6 significant digits) so the bytes repeat.
+
+`is_analytics(triple)` tells the triples of a previous analysis apart, so that a new one
+replaces them (`kg.analyze.run`).
+"""
+
+from __future__ import annotations
+
+from pyoxigraph import Literal, NamedNode, Quad, Triple
+
+from kg.analyze.results import Analysis
+from kg.namespaces import KG, XSD_IRI
+from kg.rdf.canonical import TripleBuffer
+from kg.rdf.terms import RDF_TYPE, RDFS_LABEL, XSD_GYEAR, XSD_INTEGER
+
+XSD_DECIMAL = NamedNode(XSD_IRI + "decimal")
+XSD_DOUBLE = NamedNode(XSD_IRI + "double")
+
+
+def _kg(term: object) -> NamedNode:
+    return NamedNode(str(term))
+
+
+COMMUNITY = _kg(KG.Community)
+PAPER_SIMILARITY = _kg(KG.PaperSimilarity)
+CONCEPT_ASSOCIATION = _kg(KG.ConceptAssociation)
+CLASSES = (COMMUNITY, PAPER_SIMILARITY, CONCEPT_ASSOCIATION)
+IN_COMMUNITY = _kg(KG.inCommunity)
+MEMBER_COUNT = _kg(KG.memberCount)
+LINK_STRENGTH = _kg(KG.linkStrength)
+PAGE_RANK = _kg(KG.pageRank)
+FIRST_YEAR = _kg(KG.firstYear)
+LAST_YEAR = _kg(KG.lastYear)
+MEAN_YEAR = _kg(KG.meanYear)
+GROWTH = _kg(KG.growth)
+BURST_START = _kg(KG.burstStart)
+BURST_END = _kg(KG.burstEnd)
+BURST_WEIGHT = _kg(KG.burstWeight)
+EMERGING_SCORE = _kg(KG.emergingScore)
+SIMILAR_TO = _kg(KG.similarTo)
+FROM_PAPER = _kg(KG.fromPaper)
+TO_PAPER = _kg(KG.toPaper)
+SCORE = _kg(KG.score)
+SHARED_CONCEPTS = _kg(KG.sharedConcepts)
+RELATED_CONCEPT = _kg(KG.relatedConcept)
+FROM_CONCEPT = _kg(KG.fromConcept)
+TO_CONCEPT = _kg(KG.toConcept)
+ASSOCIATION_STRENGTH = _kg(KG.associationStrength)
+SHARED_PAPERS = _kg(KG.sharedPapers)
+
+#: Every property only the analytics write.
+PREDICATES = frozenset({
+    IN_COMMUNITY, MEMBER_COUNT, LINK_STRENGTH, PAGE_RANK, FIRST_YEAR, LAST_YEAR, MEAN_YEAR,
+    GROWTH, BURST_START, BURST_END, BURST_WEIGHT, EMERGING_SCORE, SIMILAR_TO, FROM_PAPER,
+    TO_PAPER, SCORE, SHARED_CONCEPTS, RELATED_CONCEPT, FROM_CONCEPT, TO_CONCEPT,
+    ASSOCIATION_STRENGTH, SHARED_PAPERS,
+})
+
+
+def decimal(value: float) -> Literal:
+    """An xsd:decimal rounded to 6 places, without trailing zeros (the form Oxigraph stores, so
+    every engine shows the same text).
+
+    >>> decimal(2 / 3).value, decimal(-0.0000001).value, decimal(20.0).value
+    ('0.666667', '0', '20')
+    """
+    text = f"{value:.6f}".rstrip("0").rstrip(".")
+    return Literal("0" if text in ("-0", "") else text, datatype=XSD_DECIMAL)
+
+
+def double(value: float) -> Literal:
+    """An xsd:double to 6 significant digits.
+
+    >>> double(1 / 3).value
+    '3.33333E-1'
+    """
+    mantissa, exponent = f"{value:.5E}".split("E")
+    return Literal(f"{mantissa}E{int(exponent)}", datatype=XSD_DOUBLE)
+
+
+def integer(value: int) -> Literal:
+    return Literal(str(int(value)), datatype=XSD_INTEGER)
+
+
+def year(value: int) -> Literal:
+    return Literal(f"{value:04d}", datatype=XSD_GYEAR)
+
+
+def community_iri(base: str, number: int) -> str:
+    return f"{base}community/{number}"
+
+
+def analytics_triples(analysis: Analysis, *, base: str) -> list[Triple]:
+    """Every triple of the analysis, canonically ordered."""
+    inc = analysis.incidence
+    buf = TripleBuffer()
+
+    def add(subject: str, predicate: NamedNode, obj: NamedNode | Literal) -> None:
+        buf.add(subject, predicate, obj, obj.value)
+
+    for community, label in zip(analysis.communities, analysis.community_labels, strict=True):
+        iri = community_iri(base, community.number)
+        add(iri, RDF_TYPE, COMMUNITY)
+        add(iri, RDFS_LABEL, Literal(label))
+        add(iri, MEMBER_COUNT, integer(len(community.members)))
+        node = NamedNode(iri)
+        for member in community.members:
+            add(inc.concepts[member], IN_COMMUNITY, node)
+    for number, strength in analysis.link_strength.items():
+        add(inc.concepts[number], LINK_STRENGTH, integer(strength))
+    for paper, rank in zip(inc.papers, analysis.paper_rank, strict=True):
+        add(paper, PAGE_RANK, double(rank))
+    for j, concept in enumerate(inc.concepts):
+        add(concept, PAGE_RANK, double(analysis.concept_rank[j]))
+        trend = analysis.trends[j]
+        if trend is None:
+            continue
+        add(concept, FIRST_YEAR, year(trend.first_year))
+        add(concept, LAST_YEAR, year(trend.last_year))
+        add(concept, MEAN_YEAR, decimal(trend.mean_year))
+        if trend.growth is not None:
+            add(concept, GROWTH, decimal(trend.growth))
+        if trend.burst is not None:
+            add(concept, BURST_START, year(trend.burst.start))
+            add(concept, BURST_END, year(trend.burst.end))
+            add(concept, BURST_WEIGHT, decimal(trend.burst.weight))
+        add(concept, EMERGING_SCORE, decimal(trend.emerging))
+    for s in analysis.similar:
+        paper, other = inc.papers[s.paper], inc.papers[s.other]
+        iri = f"{paper}/similar/{_last_segment(other)}"
+        add(paper, SIMILAR_TO, NamedNode(other))
+        add(iri, RDF_TYPE, PAPER_SIMILARITY)
+        add(iri, FROM_PAPER, NamedNode(paper))
+        add(iri, TO_PAPER, NamedNode(other))
+        add(iri, SCORE, decimal(s.score))
+        add(iri, SHARED_CONCEPTS, integer(s.shared))
+    for r in analysis.related:
+        concept, other = inc.concepts[r.concept], inc.concepts[r.other]
+        iri = f"{concept}/related/{_last_segment(other)}"
+        add(concept, RELATED_CONCEPT, NamedNode(other))
+        add(iri, RDF_TYPE, CONCEPT_ASSOCIATION)
+        add(iri, FROM_CONCEPT, NamedNode(concept))
+        add(iri, TO_CONCEPT, NamedNode(other))
+        add(iri, ASSOCIATION_STRENGTH, decimal(r.strength))
+        add(iri, SHARED_PAPERS, integer(r.shared))
+    return buf.triples()
+
+
+def _last_segment(iri: str) -> str:
+    return iri.rstrip("/").rsplit("/", 1)[-1]
+
+
+def is_analytics(triple: Triple | Quad, base: str) -> bool:
+    """True for a triple a previous analysis wrote."""
+    if triple.predicate in PREDICATES:
+        return True
+    if triple.predicate == RDF_TYPE:
+        return triple.object in CLASSES
+    subject = triple.subject
+    return isinstance(subject, NamedNode) and subject.value.startswith(f"{base}community/")
+
+
+def delete_update() -> str:
+    """A SPARQL update that removes a previous analysis from a store."""
+    classes = ", ".join(f"<{c.value}>" for c in CLASSES)
+    predicates = ", ".join(f"<{p.value}>" for p in sorted(PREDICATES, key=lambda p: p.value))
+    return (
+        f"DELETE {{ ?s ?p ?o }} WHERE {{ ?s a ?class ; ?p ?o . FILTER(?class IN ({classes})) }};\n"
+        f"DELETE {{ ?s ?p ?o }} WHERE {{ ?s ?p ?o . FILTER(?p IN ({predicates})) }}"
+    )
+
+
+def ask_query() -> str:
+    """A SPARQL ASK: does the graph hold an analysis?"""
+    return f"ASK {{ ?s <{PAGE_RANK.value}> ?o }}"

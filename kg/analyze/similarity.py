@@ -1,0 +1,106 @@
+"""Similar papers and related concepts.
+
+Similar papers: the cosine of the papers' concept vectors weighted by rarity — each concept
+weighs its inverse document frequency ln(N / n_c), so sharing a rare concept says more than
+sharing "large language model" (Salton & Buckley's tf-idf with binary term frequency). The top
+`k` other papers of each paper with a positive score are kept, best first (ties: paper order).
+
+Related concepts: a concept's links in the co-occurrence network with at least `min_shared`
+papers in common, strongest association first.
+
+>>> from kg.analyze.incidence import Incidence
+>>> inc = Incidence(["p1", "p2", "p3", "p4"], ["a", "b", "c"], [[0, 1], [0, 1], [0, 2], [2]],
+...                 [None] * 4)
+>>> [(s.paper, s.other, s.shared) for s in similar_papers(inc, k=1)]
+[(0, 1, 2), (1, 0, 2), (2, 3, 1), (3, 2, 1)]
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from kg.analyze.incidence import Incidence
+
+if TYPE_CHECKING:
+    import networkx as nx
+
+#: Papers per block of the sparse product (bounds the memory of one block's scores).
+BLOCK = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class Similar:
+    """Paper `other` is the `rank`-th most similar to `paper`, sharing `shared` concepts."""
+
+    paper: int
+    other: int
+    score: float
+    shared: int
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Concept `other` is associated with `concept` (association strength, shared papers)."""
+
+    concept: int
+    other: int
+    strength: float
+    shared: int
+    rank: int
+
+
+def similar_papers(inc: Incidence, *, k: int) -> list[Similar]:
+    """The top-`k` similar papers of every paper (see the module docstring)."""
+    import numpy as np
+    import scipy.sparse as sp
+
+    n = len(inc.papers)
+    if n < 2 or not inc.concepts:
+        return []
+    x = inc.matrix()
+    counts = np.asarray(x.sum(axis=0)).ravel()
+    idf = np.log(n / np.maximum(counts, 1))
+    weighted = x @ sp.diags(idf)
+    norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
+    norms[norms == 0] = 1.0
+    weighted = (sp.diags(1.0 / norms) @ weighted).tocsr()
+    # Concepts in one paper only cannot be shared: drop them from the product's right side.
+    shared_side = weighted[:, np.flatnonzero(counts > 1)].T.tocsc()
+    left = weighted[:, np.flatnonzero(counts > 1)].tocsr()
+    concept_sets = [set(c) for c in inc.paper_concepts]
+    found: list[Similar] = []
+    for start in range(0, n, BLOCK):
+        block = (left[start:start + BLOCK] @ shared_side).tocsr()
+        for row in range(block.shape[0]):
+            paper = start + row
+            lo, hi = block.indptr[row], block.indptr[row + 1]
+            others, scores = block.indices[lo:hi], block.data[lo:hi]
+            keep = (others != paper) & (scores > 0)
+            others, scores = others[keep], scores[keep]
+            if not len(others):
+                continue
+            order = np.lexsort((others, -np.round(scores, 9)))[:k]
+            for rank, at in enumerate(order, start=1):
+                other = int(others[at])
+                found.append(Similar(paper, other, float(scores[at]),
+                                     len(concept_sets[paper] & concept_sets[other]), rank))
+    return found
+
+
+def related_concepts(graph: nx.Graph, *, k: int, min_shared: int) -> list[Related]:
+    """The top-`k` associated concepts of every node of the co-occurrence network."""
+    found: list[Related] = []
+    for node in sorted(graph):
+        links = [
+            (float(data["weight"]), int(data["count"]), int(other))
+            for other, data in graph[node].items()
+            if data["count"] >= min_shared
+        ]
+        links.sort(key=lambda item: (-round(item[0], 9), -item[1], item[2]))
+        found.extend(
+            Related(int(node), other, strength, shared, rank)
+            for rank, (strength, shared, other) in enumerate(links[:k], start=1)
+        )
+    return found
