@@ -3,7 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-test lint model gazetteer lexicon bench clean
+.PHONY: demo test install install-test lint model gazetteer lexicon bench clean eval \
+	train-decisions
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +47,14 @@ model: install-test
 	$(BIN)/python scripts/train_pretrain.py build/model/pretrain --vectors build/model/vectors.floret --epochs 1
 	$(BIN)/kg train --vectors build/model/vectors.floret --init-tok2vec build/model/pretrain/model0.bin
 	$(BIN)/kg train --component ner --steps 4000 -o kg/data/model_ner --vectors build/model/vectors.floret --init-tok2vec build/model/pretrain/model0.bin
+
+## Retrain the learned extraction decisions on all gold abstracts (kg/data/decisions.json.gz).
+train-decisions: install-test
+	$(BIN)/python scripts/train_decisions.py
+
+## Cross-validated extraction quality over the gold abstracts (the project's quality figures).
+eval: install-test
+	$(BIN)/python scripts/cv_eval.py --ablation --errors
 
 ## Build-speed benchmark on ../shared/data/paperlists/colm2025.json.gz (prints figures).
 bench: install-test

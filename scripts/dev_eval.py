@@ -1,6 +1,9 @@
 """Developer loop: build the sample corpus in memory and score it against the gold (no RDF).
 
-    python scripts/dev_eval.py [--details] [--no-gazetteer]
+    python scripts/dev_eval.py [--details] [--no-gazetteer] [--no-entity-model] [--rules-only]
+
+The sample papers train the learned decisions: these figures are a development check, not a
+quality figure (that is `make eval`, cross-validated).
 """
 
 from __future__ import annotations
@@ -25,11 +28,14 @@ def main() -> int:
     parser.add_argument("--details", action="store_true")
     parser.add_argument("--no-gazetteer", action="store_true")
     parser.add_argument("--no-entity-model", action="store_true")
+    parser.add_argument("--rules-only", action="store_true",
+                        help="decide by the hand-written rules, not the learned model")
     args = parser.parse_args()
     t0 = time.perf_counter()
     corpus = build_corpus(read_papers([args.corpus]), n_process=1,
                           config=ExtractorConfig(gazetteer=not args.no_gazetteer,
-                                                 entity_model=not args.no_entity_model))
+                                                 entity_model=not args.no_entity_model,
+                                                 learned=not args.rules_only))
     abstracts, preds = predictions_from_corpus(corpus)
     report = evaluate(load_gold(args.gold), abstracts, preds)
     print(report.summary())

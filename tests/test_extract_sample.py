@@ -1,6 +1,7 @@
 """The real extraction pipeline (English model + gazetteer) on sentences of the sample corpus.
 
-One `Extractor` per module (loading it takes seconds); marked `model`.
+One `Extractor` per module (loading it takes seconds); marked `model`, and `dev`: these pin
+exact answers on sentences of the sample corpus (development checks, they run in CI).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from kg.extract.textfix import repair
 from kg.ingest import read_papers
 from kg.types import ConceptType, Extraction, Field, Paper, Role
 
-pytestmark = pytest.mark.model
+pytestmark = [pytest.mark.model, pytest.mark.dev]
 
 CHATQA = (
     "In this work, we introduce ChatQA 2, an Llama 3.0-based model with a 128K context window, "

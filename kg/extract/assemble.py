@@ -9,18 +9,24 @@ boundaries and the recogniser's wide spans only fill gaps.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kg.extract.candidates import FieldCandidates, GazetteerLookup, Occurrence
 from kg.extract.decisions import (
     DEFAULT_ROLE,
+    DEFAULT_THRESHOLDS,
     CandidateGroup,
+    DecisionThresholds,
     acceptance,
     decide_role,
     decide_type,
+    pattern_role,
     typed_role,
 )
 from kg.extract.entity_model import EXTRACTOR_MODEL
+from kg.extract.features import group_features
+from kg.extract.learned import Decision, DecisionModel
 from kg.extract.textfix import Repaired
 from kg.normalize import norm_key
 from kg.types import ConceptType, Field, Mention, Role, Span
@@ -29,7 +35,8 @@ EXTRACTOR_RULES = "rules"
 EXTRACTOR_GAZETTEER = "gazetteer"
 _EXTRACTORS = {"gazetteer": EXTRACTOR_GAZETTEER, "model": EXTRACTOR_MODEL}
 
-_KIND_PRIORITY = {"acronym": 0, "name": 1, "title": 1, "gazetteer": 2, "chunk": 3, "model": 4}
+_KIND_PRIORITY = {"acronym": 0, "name": 1, "title": 1, "gazetteer": 2, "chunk": 3, "span": 4,
+                  "model": 5}
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,14 +48,19 @@ class ParsedField:
     candidates: FieldCandidates
 
 
-def assemble(
-    original: dict[Field, str],
-    fields: list[ParsedField],
-    gazetteer: GazetteerLookup,
-    *,
-    model_runs: bool = False,
-) -> list[Mention]:
-    """The mentions of one paper (see module docstring)."""
+@dataclass
+class PaperCandidates:
+    """Every candidate group of one paper, keyed, with what the paper says around them."""
+
+    groups: dict[str, CandidateGroup]
+    proposal_sentences: set[tuple[Field, int]]
+    title_prefix_key: str | None
+
+
+def group_candidates(fields: list[ParsedField], *, broad: bool = True) -> PaperCandidates:
+    """The candidate occurrences of a paper's fields grouped by canonical key (an acronym
+    joins its long form); without `broad`, the noun-phrase pieces (`kg.extract.subspans`,
+    for the learned decisions) are left out."""
     acronyms: dict[str, str] = {}
     for pf in fields:
         for short, long, _, _ in pf.candidates.definitions:
@@ -58,7 +70,8 @@ def assemble(
     proposal_sentences: set[tuple[Field, int]] = set()
     title_prefix_key = None
     keyed = [(pf, occ, _key_for(occ.term.label, acronyms))
-             for pf in fields for occ in pf.candidates.occurrences]
+             for pf in fields for occ in pf.candidates.occurrences
+             if broad or occ.term.kind != "span"]
     named_in_abstract = {key for pf, _, key in keyed if pf.field is Field.ABSTRACT}
     for pf in fields:
         if pf.candidates.title_prefix:
@@ -78,7 +91,19 @@ def assemble(
             entry.long_form = acronyms[long_keys[key]]
         if occ.role is Role.PROPOSES:
             proposal_sentences.add((pf.field, occ.sentence))
-    accepted = {k: e for k, e in entries.items()
+    return PaperCandidates(entries, proposal_sentences, title_prefix_key)
+
+
+def assemble(
+    original: dict[Field, str],
+    fields: list[ParsedField],
+    gazetteer: GazetteerLookup,
+    *,
+    model_runs: bool = False,
+) -> list[Mention]:
+    """The mentions of one paper, decided by the hand-written rules (see module docstring)."""
+    cands = group_candidates(fields, broad=False)
+    accepted = {k: e for k, e in cands.groups.items()
                 if acceptance(e, gazetteer, model_runs=model_runs)}
     # Where accepted candidates overlap the longest wins ("distributed speculative inference"
     # over the "speculative inference" inside it); only what survives counts as evidence for
@@ -92,10 +117,88 @@ def assemble(
     decided: dict[str, tuple[ConceptType, Role]] = {}
     for key, entry in accepted.items():
         ctype = decide_type(entry, gazetteer, Role.PROPOSES in entry.roles)
-        role = decide_role(entry, ctype, gazetteer, proposal_sentences, proposed_keys,
-                            title_prefix_key)
+        role = decide_role(entry, ctype, gazetteer, cands.proposal_sentences, proposed_keys,
+                            cands.title_prefix_key)
         decided[key] = (ctype, role)
     return _mentions(original, fields, accepted, decided)
+
+
+def paper_features(
+    cands: PaperCandidates,
+    fields: list[ParsedField],
+    gazetteer: GazetteerLookup,
+    *,
+    model_runs: bool,
+) -> dict[str, dict[str, float]]:
+    """The features of every candidate group of a paper (`kg.extract.features`), by key."""
+    rule_accepted = [k for k, e in cands.groups.items()
+                     if acceptance(e, gazetteer, model_runs=model_runs)]
+    proposed_keys = {k for k in rule_accepted if Role.PROPOSES in cands.groups[k].roles}
+    sentences = {pf.field: pf.candidates.sentences for pf in fields}
+    title_words = frozenset(w for pf in fields if pf.field is Field.TITLE
+                            for w in norm_key(pf.repaired.text).split())
+    max_count = max((e.count for e in cands.groups.values()), default=1)
+    return {
+        key: group_features(entry, gazetteer, model_runs=model_runs,
+                            proposal_sentences=cands.proposal_sentences,
+                            proposed_keys=proposed_keys,
+                            title_prefix_key=cands.title_prefix_key, sentences=sentences,
+                            title_words=title_words, max_count=max_count)
+        for key, entry in cands.groups.items()
+    }
+
+
+def assemble_decided(
+    original: dict[Field, str],
+    fields: list[ParsedField],
+    cands: PaperCandidates,
+    decisions: dict[str, Decision],
+    thresholds: DecisionThresholds,
+) -> list[Mention]:
+    """The mentions of one paper, decided by the learned models (`kg.extract.learned`):
+    groups the accept model takes, where they overlap the more probable (then the longer)
+    span, typed by the type model, `proposes` when the proposes model says so, else the
+    strongest role of its phrases."""
+    accepted = {k: e for k, e in cands.groups.items()
+                if decisions[k].accept >= thresholds.accept}
+    scores = {k: decisions[k].accept for k in accepted}
+    survivors = _resolve_overlaps(fields, accepted, scores)
+    decided: dict[str, tuple[ConceptType, Role]] = {}
+    for key, entry in list(accepted.items()):
+        entry.occurrences = survivors.get(key, [])
+        if not entry.occurrences:
+            del accepted[key]
+            continue
+        decision = decisions[key]
+        role = (Role.PROPOSES if decision.proposes >= thresholds.proposes
+                else pattern_role(entry.roles, decision.ctype))
+        decided[key] = (decision.ctype, role)
+    return _mentions(original, fields, accepted, decided)
+
+
+def decide_papers(
+    papers: Sequence[tuple[dict[Field, str], list[ParsedField]]],
+    gazetteer: GazetteerLookup,
+    *,
+    model_runs: bool,
+    model: DecisionModel | None,
+    thresholds: DecisionThresholds = DEFAULT_THRESHOLDS,
+) -> list[list[Mention]]:
+    """The mentions of each paper (original texts, parsed fields): by the learned `model`
+    when given (one batch of predictions for all papers), else by the rules."""
+    if model is None:
+        return [assemble(original, fields, gazetteer, model_runs=model_runs)
+                for original, fields in papers]
+    cands = [group_candidates(fields) for _, fields in papers]
+    features = [paper_features(c, fields, gazetteer, model_runs=model_runs)
+                for c, (_, fields) in zip(cands, papers, strict=True)]
+    flat = [(i, key) for i, per_paper in enumerate(features) for key in per_paper]
+    decided = model.decide([features[i][key] for i, key in flat])
+    by_paper: list[dict[str, Decision]] = [{} for _ in papers]
+    for (i, key), decision in zip(flat, decided, strict=True):
+        by_paper[i][key] = decision
+    return [assemble_decided(original, fields, c, d, thresholds)
+            for (original, fields), c, d in zip(papers, cands, by_paper, strict=True)]
 
 
 def _short_of(label: str, acronyms: dict[str, str]) -> str | None:
@@ -114,10 +217,13 @@ def _key_for(label: str, acronyms: dict[str, str]) -> str:
 
 
 def _resolve_overlaps(
-    fields: list[ParsedField], accepted: dict[str, CandidateGroup]
+    fields: list[ParsedField],
+    accepted: dict[str, CandidateGroup],
+    scores: dict[str, float] | None = None,
 ) -> dict[str, list[tuple[Field, Occurrence]]]:
     """The occurrences that survive where accepted candidates overlap: the longest span,
-    then the more specific kind (acronym, name, gazetteer, chunk)."""
+    then the more specific kind (acronym, name, gazetteer, chunk); with `scores` (the
+    learned acceptance), the more probable group first."""
     survivors: dict[str, list[tuple[Field, Occurrence]]] = {}
     for pf in fields:
         spans: list[tuple[int, int, int, str, Occurrence]] = []
@@ -128,8 +234,12 @@ def _resolve_overlaps(
                                   _KIND_PRIORITY[occ.term.kind], key, occ))
         # An acronym definition fixes its long form's boundaries; the model's spans are wide
         # (SciERC annotates whole phrases) and only fill gaps; otherwise the longest wins.
-        spans.sort(key=lambda s: (s[4].term.kind != "acronym", s[4].term.kind == "model",
-                                  -(s[1] - s[0]), s[2], s[0]))
+        if scores is None:
+            spans.sort(key=lambda s: (s[4].term.kind != "acronym", s[4].term.kind == "model",
+                                      -(s[1] - s[0]), s[2], s[0]))
+        else:
+            spans.sort(key=lambda s: (s[4].term.kind != "acronym", -round(scores[s[3]], 6),
+                                      -(s[1] - s[0]), s[2], s[0]))
         taken: list[tuple[int, int]] = []
         for start, end, _, key, occ in spans:
             if any(start < e and s < end for s, e in taken):

@@ -20,6 +20,7 @@ from kg.extract.gazetteer_match import GazetteerIndex, gazetteer_spans
 from kg.extract.lexicon import GENERIC_HEADS, HEAD_TYPES, NAME_TYPE_CUES
 from kg.extract.names import MODEL_NAME, looks_title_cased, name_spans
 from kg.extract.roles import introduced_tokens, token_roles
+from kg.extract.subspans import sub_terms
 from kg.extract.terms import Term, chunk_terms, has_finite_verb, head_type, label_of, trim
 from kg.types import ConceptType, Role
 from kg.vocab.gazetteer import Entry
@@ -42,6 +43,12 @@ class Occurrence:
     char_start: int
     char_end: int
     cited: bool = False  # followed by "et al.": an author's name in a citation
+    verb: str = ""  # lemma of the verb the term's phrase depends on ("propose", "use", …)
+    author: bool = False  # the sentence speaks for the authors ("we", "our", "this paper")
+    own: bool = False  # "our"/"this" in the words just before it ("our X", "this novel X")
+    premodifier: bool = False  # its head word modifies a noun after it ("[batch adaptive] SGD")
+    next_noun: bool = False  # a noun or a glued hyphen follows right after it
+    prev_modifier: bool = False  # an adjective, noun or glued hyphen comes right before it
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +58,7 @@ class FieldCandidates:
     occurrences: tuple[Occurrence, ...]
     definitions: tuple[tuple[str, str, int, int], ...]  # (short, long, char start, char end)
     title_prefix: str | None  # "X" of a title "X: …"
+    sentences: int = 0  # number of sentences in the field
 
 
 def _appos_cue(span: Span) -> tuple[ConceptType, float] | None:
@@ -103,7 +111,8 @@ def _described_cue(doc: Doc, term: Term) -> tuple[ConceptType, float] | None:
 
 # How much the type a term's source gives it counts in the paper's vote.
 _HEAD_CUE_WEIGHT = {
-    "gazetteer": 2.0, "chunk": 1.0, "name": 1.0, "title": 1.0, "acronym": 1.0, "model": 0.5
+    "gazetteer": 2.0, "chunk": 1.0, "name": 1.0, "title": 1.0, "acronym": 1.0, "model": 0.5,
+    "span": 0.5,
 }
 _BENCHMARK_NAME = re.compile(r"(Bench|bench|Benchmark|Eval|Arena|Corpus|Set)\b")
 
@@ -241,12 +250,16 @@ def collect(
     gazetteer: GazetteerIndex | None = None,
     found: FieldTerms | None = None,
     model_spans: Sequence[ModelSpan] = (),
+    broad: bool = True,
 ) -> FieldCandidates:
     """All candidate occurrences in one parsed field: the rule-based terms (`found`, computed
-    here when not given) plus the recogniser's spans, with roles and type cues."""
+    here when not given) plus the recogniser's spans and, when `broad`, the pieces of noun
+    phrases (`kg.extract.subspans`, for the learned decisions), with roles and type cues."""
     found = found or candidate_terms(doc, is_title=is_title, gazetteer=gazetteer)
     definitions = found.definitions
     terms = found.terms + _model_terms(doc, model_spans)
+    if broad:
+        terms += sub_terms(doc, {(t.start, t.end) for t in terms})
     roles = token_roles(doc)
     introduced = introduced_tokens(doc)
     sentences = list(doc.sents)
@@ -254,6 +267,7 @@ def collect(
     for i, sent in enumerate(sentences):
         for t in range(sent.start, sent.end):
             sent_of[t] = i
+    author_sentence = [any(t.lower_ in _AUTHOR_WORDS for t in sent) for sent in sentences]
     occurrences: list[Occurrence] = []
     seen: set[tuple[int, int, str]] = set()
     for term in terms:
@@ -287,6 +301,18 @@ def collect(
                 sent_start=s.start_char,
                 sent_end=max(s.end_char, s_last.end_char),
                 cited=_is_cited(doc, term.end),
+                verb=_governing_verb(span),
+                author=author_sentence[sent_of[term.start]],
+                own=any(t.lower_ in {"our", "this"} for t in doc[max(0, term.start - 3):
+                                                                  term.start]),
+                premodifier=span.root.head.i >= term.end and span.root.head.pos_ in {
+                    "NOUN", "PROPN"},
+                next_noun=term.end < len(doc) and (
+                    doc[term.end].pos_ in {"NOUN", "PROPN"} or (doc[term.end].text == "-"
+                    and not span[-1].whitespace_)),
+                prev_modifier=term.start > 0 and (
+                    doc[term.start - 1].pos_ in {"ADJ", "NOUN", "PROPN"}
+                    or (doc[term.start - 1].text == "-" and not doc[term.start - 1].whitespace_)),
                 char_start=span.start_char,
                 # A full stop spaCy left on the last token ("MiP.") is not part of the name.
                 char_end=span.end_char - (span.text.endswith(".") and
@@ -300,7 +326,24 @@ def collect(
         for d in definitions
     )
     prefix = _title_prefix(doc) if is_title else None
-    return FieldCandidates(tuple(occurrences), defs, prefix.text if prefix is not None else None)
+    return FieldCandidates(tuple(occurrences), defs, prefix.text if prefix is not None else None,
+                           len(sentences))
+
+
+_AUTHOR_WORDS = frozenset({"we", "our", "us"})
+
+
+def _governing_verb(span: Span) -> str:
+    """The lemma of the nearest verb above the span's head in the parse ("" when none within
+    four steps): what the sentence does with the term — propose, use, evaluate on, outperform."""
+    token = span.root
+    for _ in range(4):
+        if token.head is token:
+            return ""
+        token = token.head
+        if token.pos_ in {"VERB", "AUX"}:
+            return token.lemma_.lower()
+    return ""
 
 
 def _is_cited(doc: Doc, end: int) -> bool:

@@ -18,6 +18,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from kg.extract.background import phrase_count
 from kg.extract.candidates import GazetteerLookup, Occurrence, is_generic_label
@@ -26,6 +27,23 @@ from kg.extract.names import MODEL_NAME
 from kg.extract.terms import head_type
 from kg.types import ConceptType, Field, Role
 from kg.vocab.gazetteer import Entry
+
+
+class AcceptReason(StrEnum):
+    """Why the rules accept a candidate; the value is the reason as a short phrase."""
+
+    ACRONYM = "acronym"
+    NAME = "name"
+    GAZETTEER_PHRASE = "gazetteer phrase"
+    GAZETTEER_WORD_REPEATED = "gazetteer word, repeated"
+    GAZETTEER_WORD_ROLE = "gazetteer word, role"
+    GAZETTEER_GENERIC_REPEATED = "gazetteer generic, repeated"
+    GENERIC_HEAD_REPEATED = "generic-head phrase, repeated"
+    PHRASE_REPEATED = "phrase, repeated"
+    PHRASE_NAMED_METHOD = "phrase named a method"
+    EPONYM_PHRASE = "eponym phrase"
+    ESTABLISHED_PHRASE = "established phrase"
+    PHRASE_ROLE_AND_TYPE = "phrase, role and type"
 
 DEFAULT_ROLE = {
     ConceptType.TASK: Role.ADDRESSES,
@@ -36,6 +54,21 @@ DEFAULT_ROLE = {
     ConceptType.CONCEPT: Role.MENTIONS,
 }
 _ESTABLISHED = 3  # a phrase used in this many background abstracts is an established term
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionThresholds:
+    """The probability cut-offs of the learned decisions (`kg.extract.learned`).
+
+    0.5 is the natural cut of a calibrated probability (accept when more likely right than
+    wrong); they are not fitted to the evaluation papers.
+    """
+
+    accept: float = 0.5
+    proposes: float = 0.5
+
+
+DEFAULT_THRESHOLDS = DecisionThresholds()
 
 
 @dataclass
@@ -63,7 +96,7 @@ class CandidateGroup:
 
 def acceptance(
     entry: CandidateGroup, gazetteer: GazetteerLookup, *, model_runs: bool = False
-) -> str | None:
+) -> AcceptReason | None:
     """Why this candidate becomes a concept of its paper (a short reason), or None.
 
     `model_runs`: the trained recogniser tagged this paper, so its agreement can be asked for.
@@ -77,21 +110,21 @@ def acceptance(
     if any(len(w) == 1 and w.isalpha() for w in entry.key.split()[1:]):
         return None  # a math variable inside ("top-k", "k nearest"): an expression, not a term
     if "acronym" in kinds or entry.long_form or entry.short_form:
-        return "acronym"
+        return AcceptReason.ACRONYM
     words = entry.key.split()
-    entries = _usable(label, gazetteer(label))
+    entries = usable_for(label, gazetteer(label))
     specific_gaz = any(not e.generic for e in entries)
     roles = set(entry.roles)
     strong_role = bool(roles & {Role.PROPOSES, Role.COMPARES_WITH, Role.EVALUATES_ON})
     if "name" in kinds:
         if not _TITLE_WORD.match(label) or entry.count >= 2 or specific_gaz or strong_role:
-            return "name"
+            return AcceptReason.NAME
         # A lone capitalised word said once ("Lipschitz", "Fisher") is mostly an eponym
         # describing something else.
         return None
     if " and " in f" {entry.key} " or " or " in f" {entry.key} ":
         # "approximation and estimation": a coordination, not one term
-        return "gazetteer phrase" if specific_gaz else None
+        return AcceptReason.GAZETTEER_PHRASE if specific_gaz else None
     # The trained recogniser agreeing that the span is an entity (when it runs).
     model_agrees = "model" in kinds or not model_runs
     if "gazetteer" in kinds or entries:
@@ -99,13 +132,13 @@ def acceptance(
         if len(words) > 1 and specific_gaz and (curated or model_agrees or entry.count >= 2):
             # CSO's topics include broad phrases ("theoretical analysis"): they need the
             # model's agreement or a second mention.
-            return "gazetteer phrase"
+            return AcceptReason.GAZETTEER_PHRASE
         if specific_gaz and entry.count >= 2:
-            return "gazetteer word, repeated"
+            return AcceptReason.GAZETTEER_WORD_REPEATED
         if specific_gaz and roles:
-            return "gazetteer word, role"
+            return AcceptReason.GAZETTEER_WORD_ROLE
         # A broad term ("fairness", "robustness") said three times is what the paper is about.
-        return "gazetteer generic, repeated" if entry.count >= 3 else None
+        return AcceptReason.GAZETTEER_GENERIC_REPEATED if entry.count >= 3 else None
     if len(words) == 1:
         return None  # a lone word is a concept only when the gazetteer knows it (above)
     if kinds == {"model"}:
@@ -116,18 +149,18 @@ def acceptance(
         # measure ("resolve rate"), repetition alone.
         if entry.count >= 2 and (phrase_count(entry.key) >= _ESTABLISHED
                                  or head_type(words[-1]) is ConceptType.METRIC):
-            return "generic-head phrase, repeated"
+            return AcceptReason.GENERIC_HEAD_REPEATED
         return None
     if entry.count >= 2:
-        return "phrase, repeated"
+        return AcceptReason.PHRASE_REPEATED
     if any(o.term.method_head for _, o in entry.occurrences):
-        return "phrase named a method"
+        return AcceptReason.PHRASE_NAMED_METHOD
     if _EPONYM.match(label):
-        return "eponym phrase"  # "Fisher's divergence", "Bayes' rule"
+        return AcceptReason.EPONYM_PHRASE  # "Fisher's divergence", "Bayes' rule"
     if phrase_count(entry.key) >= _ESTABLISHED:
-        return "established phrase"
+        return AcceptReason.ESTABLISHED_PHRASE
     if strong_role and any(c for _, o in entry.occurrences for c in o.type_cues):
-        return "phrase, role and type"
+        return AcceptReason.PHRASE_ROLE_AND_TYPE
     return None
 
 
@@ -142,7 +175,7 @@ _NOT_A_TERM = re.compile(r"\bet\.? al\b|\\[A-Za-z]")
 _TITLE_WORD = re.compile(r"^[A-ZÀ-Ý][a-zß-ÿ]+$")
 
 
-def _usable(label: str, entries: Sequence[Entry]) -> list[Entry]:
+def usable_for(label: str, entries: Sequence[Entry]) -> list[Entry]:
     """Gazetteer entries that can stand for `label`: a short all-caps label ("SSL", "KV") is
     ambiguous with countless dataset acronyms, so dataset entries do not count for it."""
     if len(label) <= 4 and label.isupper():
@@ -161,7 +194,7 @@ def decide_type(
     if entry.long_form:
         labels.append(entry.long_form)
     for label in labels:
-        hits = _usable(label, gazetteer(label))
+        hits = usable_for(label, gazetteer(label))
         sources: dict[str, set[ConceptType]] = {}
         for hit in hits:
             sources.setdefault(hit.source, set()).add(hit.type)
@@ -220,7 +253,13 @@ def decide_role(
     if any(k != entry.key and re.search(rf"(^| ){re.escape(k)}( |$)", entry.key)
            for k in proposed_keys) and "name" in entry.kinds:
         return Role.PROPOSES  # "Llama3-ChatQA-2-70B" is a variant of the proposed "ChatQA 2"
-    roles = [typed_role(r, ctype) for r in roles]
+    return pattern_role(roles, ctype)
+
+
+def pattern_role(roles: Sequence[Role], ctype: ConceptType) -> Role:
+    """The strongest role the patterns give a concept of this type, else its type's default;
+    never `proposes` (that is the caller's decision)."""
+    roles = [typed_role(r, ctype) for r in roles if r is not Role.PROPOSES]
     # One evaluates on datasets and task settings, and measures with metrics: a pattern that
     # gives another type such a role says nothing about it.
     roles = [

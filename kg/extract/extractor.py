@@ -16,10 +16,12 @@ from itertools import islice
 
 from spacy.language import Language
 
-from kg.extract.assemble import ParsedField, assemble
+from kg.extract.assemble import ParsedField, decide_papers
 from kg.extract.candidates import candidate_terms, collect
+from kg.extract.decisions import DEFAULT_THRESHOLDS, DecisionThresholds
 from kg.extract.entity_model import EntityModel
 from kg.extract.gazetteer_match import GazetteerIndex
+from kg.extract.learned import DecisionModel
 from kg.extract.nlp import load_nlp
 from kg.extract.relation_mentions import FieldParse, find_relations
 from kg.extract.textfix import repair
@@ -60,11 +62,15 @@ def _default_gazetteer() -> GazetteerIndex:
 
 @dataclass(frozen=True, slots=True)
 class ExtractorConfig:
-    """Which parts extraction runs (the ablation switches) and which English pipeline."""
+    """Which parts extraction runs (the ablation switches), which English pipeline, and how
+    candidates are decided: by the shipped learned model (`learned`, with its `thresholds`)
+    or by the hand-written rules alone."""
 
     spacy_model: str | None = None
     gazetteer: bool = True
     entity_model: bool = True
+    learned: bool = True
+    thresholds: DecisionThresholds = DEFAULT_THRESHOLDS
 
 
 @lru_cache(maxsize=4)
@@ -81,10 +87,14 @@ class Extractor:
         nlp: Language,
         gazetteer: GazetteerIndex | None = None,
         entity_model: EntityModel | None = None,
+        decision_model: DecisionModel | None = None,
+        thresholds: DecisionThresholds = DEFAULT_THRESHOLDS,
     ) -> None:
         self.nlp = nlp
         self.gazetteer = gazetteer
         self.entity_model = entity_model
+        self.decision_model = decision_model
+        self.thresholds = thresholds
 
     @classmethod
     def load(
@@ -94,7 +104,8 @@ class Extractor:
         use_gazetteer: bool = True,
         use_entity_model: bool = True,
     ) -> Extractor:
-        """The default extractor: English pipeline + shipped gazetteer + trained recogniser."""
+        """The default extractor: English pipeline + shipped gazetteer + trained recogniser +
+        learned decisions."""
         return cls.from_config(ExtractorConfig(model, use_gazetteer, use_entity_model))
 
     @classmethod
@@ -103,6 +114,8 @@ class Extractor:
             load_nlp(config.spacy_model),
             _default_gazetteer() if config.gazetteer else None,
             EntityModel.load() if config.entity_model else None,
+            DecisionModel.load() if config.learned else None,
+            config.thresholds,
         )
 
     def extract(self, paper: Paper) -> Extraction:
@@ -131,6 +144,24 @@ class Extractor:
             yield from self._run_chunk(chunk, batch_size)
 
     def _run_chunk(self, chunk: list[Paper], batch_size: int) -> Iterator[Extraction]:
+        parsed_chunk = self.parse(chunk, batch_size=batch_size)
+        lookup = self.gazetteer.lookup if self.gazetteer is not None else _no_entries
+        decided = decide_papers([(p.original, p.fields) for p in parsed_chunk], lookup,
+                                model_runs=self.entity_model is not None,
+                                model=self.decision_model, thresholds=self.thresholds)
+        for paper, parsed, mentions in zip(chunk, parsed_chunk, decided, strict=True):
+            yield Extraction(
+                paper_id=paper.id,
+                mentions=tuple(mentions),
+                acronyms=parsed.acronyms,
+                urls=parsed.urls,
+                sentences=parsed.sentences,
+                relations=find_relations(parsed.parses, mentions),
+            )
+
+    def parse(self, chunk: list[Paper], *, batch_size: int = 64) -> list[ParsedPaper]:
+        """Parse a chunk of papers and collect their candidates (everything before the
+        decisions), in input order."""
         jobs: list[tuple[int, Field, str]] = []
         for i, paper in enumerate(chunk):
             for part in (Field.TITLE, Field.ABSTRACT):
@@ -161,26 +192,39 @@ class Extractor:
                 Span(part, *fixed.to_original(s.start_char, s.end_char)) for s in doc.sents
             )
             parses.setdefault(i, []).append((part, fixed, doc))
+        out: list[ParsedPaper] = []
         for i, paper in enumerate(chunk):
             fields = per_paper.get(i, [])
             original = {f.field: paper.text(f.field) for f in fields}
-            lookup = self.gazetteer.lookup if self.gazetteer is not None else _no_entries
-            mentions = assemble(original, fields, lookup,
-                                model_runs=self.entity_model is not None)
             acronyms = tuple(
                 Acronym(short, long, Span(f.field, *f.repaired.to_original(s, e)))
                 for f in fields
                 for short, long, s, e in f.candidates.definitions
             )
-            urls = extract_urls(" ".join(original.values()))
-            yield Extraction(
-                paper_id=paper.id,
-                mentions=tuple(mentions),
+            out.append(ParsedPaper(
+                fields=fields,
+                original=original,
                 acronyms=acronyms,
-                urls=tuple(urls),
+                urls=tuple(extract_urls(" ".join(original.values()))),
                 sentences=tuple(sentences.get(i, ())),
-                relations=find_relations(parses.get(i, []), mentions),
-            )
+                parses=parses.get(i, []),
+            ))
+        return out
+
+
+@dataclass(slots=True)
+class ParsedPaper:
+    """One paper after parsing and candidate collection, before the decisions.
+
+    `parses` holds the spaCy docs (for relation patterns): it never leaves this package.
+    """
+
+    fields: list[ParsedField]
+    original: dict[Field, str]
+    acronyms: tuple[Acronym, ...]
+    urls: tuple[str, ...]
+    sentences: tuple[Span, ...]
+    parses: list[FieldParse]
 
 
 def _no_entries(label: str) -> Sequence[Entry]:

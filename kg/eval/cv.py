@@ -1,0 +1,255 @@
+"""Cross-validated quality figures of extraction over the gold abstracts (`make eval`).
+
+The learned decisions (`kg.extract.learned`) are trained on gold papers, so their figures
+come from papers the model did not see: k-fold cross-validation with folds grouped by
+conference file (`venue` of dev2; the 19 ICLR 2025 sample papers are one group), so no
+conference file is in training and test at once. Every paper is decided by a model trained
+on the other folds; the predictions are then canonicalised per
+gold set, as `kg build` of that file would, and scored by `kg.eval.graph` exactly as
+`kg eval` scores a graph. Parsing (spaCy + candidates) does not depend on the model: it runs
+once and is cached on disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import pickle
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from kg.canon.concepts import canonicalise
+from kg.eval.graph import GoldPaper, Report, evaluate, load_gold, predictions_from_corpus
+from kg.eval.graph import _align as align
+from kg.extract.assemble import ParsedField, decide_papers, group_candidates, paper_features
+from kg.extract.decisions import DEFAULT_THRESHOLDS, DecisionThresholds
+from kg.extract.learned import DecisionModel
+from kg.ingest import read_papers
+from kg.normalize import norm_key
+from kg.train.decisions import Example, train
+from kg.types import Corpus, Extraction, Field, Mention, Paper
+
+SAMPLE_GROUP = "iclr2025"
+FOLDS = 8  # conference files dealt round-robin (sorted by name) into this many folds
+
+
+@dataclass(frozen=True, slots=True)
+class GoldSet:
+    """One gold file with its papers; `groups` gives each paper's cross-validation group."""
+
+    name: str
+    papers: list[Paper]
+    gold: list[GoldPaper]
+    groups: dict[str, str]  # paper id -> group
+    gold_of: dict[str, GoldPaper]  # paper id -> its gold annotation
+
+
+def load_gold_sets(shared: Path) -> list[GoldSet]:
+    """The sample (ICLR 2025, one group) and dev2 (grouped by conference file) gold sets."""
+    specs = [
+        ("iclr2025", shared / "iclr2025_abstracts.txt", shared / "gold/iclr2025_gold.json"),
+        ("dev2", shared / "gold/dev2_papers.json", shared / "gold/dev2_gold.json"),
+    ]
+    sets = []
+    for name, papers_path, gold_path in specs:
+        papers = list(read_papers([papers_path]))
+        gold = load_gold(gold_path)
+        aligned = align(gold, {p.id: p.abstract or "" for p in papers})
+        by_n = {g.n: g for g in gold}
+        gold_of = {pid: by_n[n] for n, pid in aligned.items()}
+        papers = [p for p in papers if p.id in gold_of]
+        groups = {p.id: SAMPLE_GROUP if name == "iclr2025" else (p.venue or name)
+                  for p in papers}
+        sets.append(GoldSet(name, papers, gold, groups, gold_of))
+    return sets
+
+
+@dataclass(slots=True)
+class ParsedGold:
+    """What the decisions need of one parsed paper, plus what an `Extraction` carries."""
+
+    original: dict[Field, str]
+    fields: list[ParsedField]
+    extraction: Extraction  # without mentions and relations
+
+
+def _source_hash() -> str:
+    """Changes whenever extraction's code or shipped data changes (then the cache is stale)."""
+    root = Path(__file__).resolve().parents[1]
+    digest = hashlib.sha256()
+    for path in sorted([*(root / "extract").glob("*.py"), *(root / "data").glob("*.gz")]):
+        if path.name != "decisions.json.gz":
+            digest.update(path.name.encode() + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def parse_gold(sets: Sequence[GoldSet], cache_dir: Path | None = None) -> dict[str, ParsedGold]:
+    """Parse every gold paper once (cached under `cache_dir` by a hash of the code)."""
+    from kg.extract.extractor import ExtractorConfig, cached_extractor
+
+    papers = [p for s in sets for p in s.papers]
+    key = hashlib.sha256(("".join(p.id + (p.abstract or "") for p in papers)
+                          + _source_hash()).encode()).hexdigest()[:16]
+    cache = cache_dir / f"cv-parses-{key}.pkl" if cache_dir is not None else None
+    if cache is not None and cache.exists():
+        loaded: dict[str, ParsedGold] = pickle.loads(cache.read_bytes())
+        return loaded
+    extractor = cached_extractor(ExtractorConfig(learned=False))
+    parsed: dict[str, ParsedGold] = {}
+    for start in range(0, len(papers), 32):
+        chunk = papers[start:start + 32]
+        for paper, pp in zip(chunk, extractor.parse(chunk), strict=True):
+            parsed[paper.id] = ParsedGold(
+                pp.original, pp.fields,
+                Extraction(paper.id, (), pp.acronyms, pp.urls, pp.sentences, ()))
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_bytes(pickle.dumps(parsed))
+    return parsed
+
+
+def _lookup() -> Callable[[str], Any]:
+    from kg.extract.extractor import _default_gazetteer
+
+    return _default_gazetteer().lookup
+
+
+def group_keys(group: Any) -> set[str]:
+    """Every key a candidate group can match a gold concept by."""
+    keys = {group.key} | {norm_key(label) for label in group.labels}
+    keys |= {norm_key(x) for x in (group.long_form, group.short_form) if x}
+    return {k for k in keys if k}
+
+
+def examples_of(parsed: ParsedGold, gold: GoldPaper, lookup: Callable[[str], Any]) -> list[Example]:
+    """The training examples of one gold paper: each candidate group with its gold answer."""
+    cands = group_candidates(parsed.fields)
+    feats = paper_features(cands, parsed.fields, lookup, model_runs=True)
+    out = []
+    for key, group in cands.groups.items():
+        keys = group_keys(group)
+        hits = [c for c in gold.concepts if c.keys & keys]
+        hits.sort(key=lambda c: not c.must)
+        best = hits[0] if hits else None
+        out.append(Example(
+            features=feats[key],
+            matched=best is not None,
+            must=any(c.must for c in hits),
+            ctype=None if best is None else _ctype(best.types[0]),
+            proposes=any(c.role == "proposes" for c in hits),
+        ))
+    return out
+
+
+def _ctype(name: str) -> Any:
+    from kg.types import ConceptType
+
+    return ConceptType(name)
+
+
+def candidate_recall(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold]) -> tuple[int, int]:
+    """(must concepts some candidate group matches, must concepts) over the gold sets."""
+    found = total = 0
+    for s in sets:
+        for paper in s.papers:
+            cands = group_candidates(parsed[paper.id].fields)
+            keys = set().union(*(group_keys(g) for g in cands.groups.values()))
+            for concept in s.gold_of[paper.id].concepts:
+                if concept.must:
+                    total += 1
+                    found += bool(concept.keys & keys)
+    return found, total
+
+
+Decider = Callable[[list[str]], list[list[Mention]]]
+"""Paper ids of one held-out group -> their mentions."""
+
+
+def score(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold], decide: Decider,
+          ) -> dict[str, Report]:
+    """Decide every paper (held-out group by held-out group), canonicalise per gold set and
+    score: a report per gold set and "all"."""
+    mentions: dict[str, list[Mention]] = {}
+    for fold in folds(sets):
+        ids = [p.id for s in sets for p in s.papers if s.groups[p.id] in fold]
+        for pid, found in zip(ids, decide(ids), strict=True):
+            mentions[pid] = found
+    reports = {}
+    for s in sets:
+        extractions = {}
+        for p in s.papers:
+            base = parsed[p.id].extraction
+            extractions[p.id] = Extraction(p.id, tuple(mentions[p.id]), base.acronyms,
+                                           base.urls, base.sentences, ())
+        concepts, links = canonicalise(s.papers, extractions)
+        corpus = Corpus(papers=s.papers, extractions=extractions, concepts=concepts,
+                        links=links)
+        abstracts, preds = predictions_from_corpus(corpus)
+        reports[s.name] = evaluate(s.gold, abstracts, preds)
+    reports["all"] = merge(reports[s.name] for s in sets)
+    return reports
+
+
+def folds(sets: Sequence[GoldSet], k: int = FOLDS) -> list[set[str]]:
+    """The groups of each fold: sorted by name, dealt round-robin (deterministic)."""
+    groups = sorted({g for s in sets for g in s.groups.values()})
+    return [set(groups[i::k]) for i in range(min(k, len(groups)))]
+
+
+def merge(reports: Iterable[Report]) -> Report:
+    """The sum of several reports (counts added, lists joined)."""
+    total = Report()
+    for report in reports:
+        for f in fields(Report):
+            setattr(total, f.name, getattr(total, f.name) + getattr(report, f.name))
+    return total
+
+
+def rules_decider(parsed: dict[str, ParsedGold], lookup: Callable[[str], Any]) -> Decider:
+    """The hand-written rules alone (nothing trained)."""
+    def decide(ids: list[str]) -> list[list[Mention]]:
+        return decide_papers([(parsed[i].original, parsed[i].fields) for i in ids], lookup,
+                             model_runs=True, model=None)
+    return decide
+
+
+def learned_decider(
+    sets: Sequence[GoldSet],
+    parsed: dict[str, ParsedGold],
+    lookup: Callable[[str], Any],
+    features: Sequence[str],
+    thresholds: DecisionThresholds = DEFAULT_THRESHOLDS,
+) -> Decider:
+    """Per held-out group: train on every other group's papers, decide the group's papers."""
+    examples: dict[str, list[Example]] = {}
+    group_of: dict[str, str] = {}
+    for s in sets:
+        for p in s.papers:
+            examples[p.id] = examples_of(parsed[p.id], s.gold_of[p.id], lookup)
+            group_of[p.id] = s.groups[p.id]
+
+    def decide(ids: list[str]) -> list[list[Mention]]:
+        held_out = {group_of[i] for i in ids}
+        training = [e for pid, ex in examples.items() if group_of[pid] not in held_out
+                    for e in ex]
+        model = DecisionModel.from_json(train(training, features))
+        return decide_papers([(parsed[i].original, parsed[i].fields) for i in ids], lookup,
+                             model_runs=True, model=model, thresholds=thresholds)
+    return decide
+
+
+def error_kinds(report: Report, top: int = 10) -> list[tuple[str, int]]:
+    """The most frequent kinds of remaining errors, with counts."""
+    kinds: Counter[str] = Counter()
+    for _, _, types in report.misses:
+        kinds[f"missed {types.split('/')[0]}"] += 1
+    for _, _, ctype in report.false_positives:
+        kinds[f"spurious {ctype}"] += 1
+    for _, _, got, want in report.wrong_types:
+        kinds[f"typed {got}, gold {want.split('/')[0]}"] += 1
+    for _, _, what in report.proposes_errors:
+        kinds["proposes: " + ("not in gold" if what == "not in gold" else
+                              "missed" if what.startswith("gold proposes") else "wrong")] += 1
+    return kinds.most_common(top)

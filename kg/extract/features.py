@@ -1,0 +1,206 @@
+"""The signals of the rules as features of a candidate group, for the learned decisions.
+
+Each candidate group (every occurrence of one key in one paper, `kg.extract.assemble`) gets a
+dict of named numbers: which generators proposed it, what the gazetteer and the recogniser say,
+the type nouns around it, the role patterns its phrases sit in and the verb they depend on,
+where in the paper it occurs, how common it is in 35k background abstracts, its shape, and the
+hand-written rules' own verdicts. `FEATURE_GROUPS` names the groups (the ablation in
+`kg.eval.cv` drops one at a time); a model stores the names of the features it was trained on,
+so a feature added later does not disturb a shipped model.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+
+from kg.extract.background import phrase_count, word_count
+from kg.extract.candidates import GazetteerLookup
+from kg.extract.decisions import (
+    AcceptReason,
+    CandidateGroup,
+    acceptance,
+    decide_role,
+    decide_type,
+    usable_for,
+)
+from kg.extract.lexicon import GENERIC_HEADS
+from kg.extract.roles import (
+    ADDRESS_VERBS,
+    COMPARE_VERBS,
+    PROPOSE_VERBS,
+    USE_VERBS,
+)
+from kg.extract.terms import head_type
+from kg.types import ConceptType, Field, Role
+
+KINDS = ("acronym", "name", "title", "gazetteer", "chunk", "model", "span")
+SOURCES = ("pwc-method", "pwc-dataset", "pwc-task", "pwc-metric", "pwc-collection",
+           "sota-model", "sota-dataset", "sota-task", "sota-metric", "nlp-tdms", "llm-list",
+           "cso")
+_EVAL_VERBS = frozenset({"evaluate", "test", "benchmark", "validate", "experiment"})
+_VERB_CLASSES = (
+    ("propose", PROPOSE_VERBS),
+    ("use", USE_VERBS),
+    ("address", ADDRESS_VERBS),
+    ("compare", COMPARE_VERBS),
+    ("evaluate", _EVAL_VERBS),
+)
+_TYPES = tuple(ConceptType)
+_ROLES = tuple(Role)
+
+
+def _names() -> dict[str, tuple[str, ...]]:
+    t = [c.value for c in _TYPES]
+    return {
+        "generators": (*(f"kind_{k}" for k in KINDS), "n_kinds"),
+        "gazetteer": ("gaz_n", "gaz_specific", "gaz_curated", "gaz_generic_only",
+                      *(f"gaz_src_{s}" for s in SOURCES), *(f"gaz_type_{x}" for x in t)),
+        "recogniser": tuple(f"rec_type_{x}" for x in t),
+        "type_cues": (*(f"cue_{x}" for x in t), *(f"head_{x}" for x in t), "head_generic"),
+        "context": (*(f"role_{r.value}" for r in _ROLES), "introduced", "author_sentence",
+                    *(f"verb_{name}" for name, _ in _VERB_CLASSES), "before_proposal",
+                    "in_proposal_sentence", "title_prefix", "own", "authors_propose",
+                    "first_role_proposes"),
+        "position": ("count", "in_title", "in_abstract", "first_sentence", "last_sentence",
+                     "first_position", "count_share", "title_words"),
+        "background": ("bg_phrase", "bg_last_word", "bg_rarest_word", "bg_first_word"),
+        "boundaries": ("premodifier", "next_noun", "prev_modifier"),
+        "shape": ("alpha_share", "n_words", "n_chars", "inner_capital", "all_caps",
+                  "initial_capital", "digit", "hyphen", "title_case", "has_long_form",
+                  "has_short_form", "cited", "coordination"),
+        "rules": (*(f"rule_{r.name.lower()}" for r in AcceptReason), "rule_accepts",
+                  *(f"rule_type_{x}" for x in t), "rule_proposes"),
+    }
+
+
+FEATURE_GROUPS: dict[str, tuple[str, ...]] = _names()
+FEATURE_NAMES: tuple[str, ...] = tuple(n for names in FEATURE_GROUPS.values() for n in names)
+_TITLE_WORD = re.compile(r"^[A-Z][a-z]+$")
+
+
+def _log(count: int) -> float:
+    return math.log1p(count)
+
+
+def group_features(
+    entry: CandidateGroup,
+    gazetteer: GazetteerLookup,
+    *,
+    model_runs: bool,
+    proposal_sentences: set[tuple[Field, int]],
+    proposed_keys: set[str],
+    title_prefix_key: str | None,
+    sentences: dict[Field, int],
+    title_words: frozenset[str] = frozenset(),
+    max_count: int = 1,
+) -> dict[str, float]:
+    """The features of one candidate group (names in `FEATURE_NAMES`)."""
+    f: dict[str, float] = dict.fromkeys(FEATURE_NAMES, 0.0)
+    occs = entry.occurrences
+    label = entry.labels.most_common(1)[0][0]
+    words = entry.key.split()
+    kinds = entry.kinds
+    for kind in kinds:
+        f[f"kind_{kind}"] = 1.0
+    f["n_kinds"] = len(kinds)
+
+    entries = usable_for(label, gazetteer(label))
+    if entry.long_form:
+        entries += usable_for(entry.long_form, gazetteer(entry.long_form))
+    f["gaz_n"] = len(entries)
+    f["gaz_specific"] = float(any(not e.generic for e in entries))
+    f["gaz_curated"] = float(any(not e.generic and e.source != "cso" for e in entries))
+    f["gaz_generic_only"] = float(bool(entries) and all(e.generic for e in entries))
+    for e in entries:
+        if f"gaz_src_{e.source}" in f:
+            f[f"gaz_src_{e.source}"] = 1.0
+        f[f"gaz_type_{e.type.value}"] += 1.0 / len(entries)
+
+    for _, occ in occs:
+        if occ.term.kind == "model" and occ.term.head_type is not None:
+            f[f"rec_type_{occ.term.head_type.value}"] += 1.0
+        for ctype, weight in occ.type_cues:
+            if occ.term.kind != "model":
+                f[f"cue_{ctype.value}"] += weight
+    last = entry.key.rsplit(" ", 1)[-1]
+    head = head_type(last)
+    if head is not None:
+        f[f"head_{head.value}"] = 1.0
+    f["head_generic"] = float(last in GENERIC_HEADS)
+
+    first_proposal = min((s for fld, s in proposal_sentences if fld is Field.ABSTRACT),
+                         default=None)
+    for fld, occ in occs:
+        if occ.role is not None:
+            f[f"role_{occ.role.value}"] += 1.0
+        f["introduced"] = max(f["introduced"], float(occ.introduced))
+        f["author_sentence"] = max(f["author_sentence"], float(occ.author))
+        for name, verbs in _VERB_CLASSES:
+            if occ.verb in verbs:
+                f[f"verb_{name}"] += 1.0
+        if fld is Field.ABSTRACT and first_proposal is not None and occ.sentence < first_proposal:
+            f["before_proposal"] = 1.0
+        if (fld, occ.sentence) in proposal_sentences:
+            f["in_proposal_sentence"] = 1.0
+        f["cited"] = max(f["cited"], float(occ.cited))
+    f["title_prefix"] = float(entry.key == title_prefix_key)
+    f["own"] = float(any(occ.own for _, occ in occs))
+    f["authors_propose"] = float(sum(occ.author and occ.verb in PROPOSE_VERBS
+                                     for _, occ in occs))
+    first_occ = min(occs, key=lambda fo: (fo[0] is not Field.ABSTRACT, fo[1].char_start))[1]
+    f["first_role_proposes"] = float(first_occ.role is Role.PROPOSES)
+    f["title_words"] = len(set(words) & title_words) / max(len(words), 1)
+    f["count_share"] = entry.count / max(max_count, 1)
+
+    f["count"] = entry.count
+    f["in_title"] = float(any(fld is Field.TITLE for fld, _ in occs))
+    abstract = [o for fld, o in occs if fld is Field.ABSTRACT]
+    f["in_abstract"] = float(bool(abstract))
+    n_sent = max(sentences.get(Field.ABSTRACT, 1), 1)
+    if abstract:
+        first = min(o.sentence for o in abstract)
+        f["first_sentence"] = float(first == 0)
+        f["last_sentence"] = float(any(o.sentence == n_sent - 1 for o in abstract))
+        f["first_position"] = first / n_sent
+    else:
+        f["first_position"] = -1.0
+
+    f["bg_phrase"] = _log(phrase_count(entry.key))
+    f["bg_last_word"] = _log(word_count(last))
+    counts = [word_count(w) for w in words] or [0]
+    f["bg_rarest_word"] = _log(min(counts))
+    f["bg_first_word"] = _log(counts[0])
+
+    for name in ("premodifier", "next_noun", "prev_modifier"):
+        f[name] = sum(getattr(occ, name) for _, occ in occs) / len(occs)
+    f["alpha_share"] = sum(c.isalpha() for c in label) / max(len(label), 1)
+    f["n_words"] = len(words)
+    f["n_chars"] = len(label)
+    f["inner_capital"] = float(any(c.isupper() for w in label.split() for c in w[1:]))
+    f["all_caps"] = float(label.replace("-", "").replace(" ", "").isupper())
+    f["initial_capital"] = float(label[:1].isupper())
+    f["digit"] = float(any(c.isdigit() for c in label))
+    f["hyphen"] = float("-" in label)
+    f["title_case"] = float(all(_TITLE_WORD.match(w) for w in label.split()))
+    f["has_long_form"] = float(entry.long_form is not None)
+    f["has_short_form"] = float(entry.short_form is not None)
+    f["coordination"] = float(" and " in f" {entry.key} " or " or " in f" {entry.key} ")
+
+    reason = acceptance(entry, gazetteer, model_runs=model_runs)
+    if reason is not None:
+        f[f"rule_{reason.name.lower()}"] = 1.0
+        f["rule_accepts"] = 1.0
+    proposed = Role.PROPOSES in entry.roles
+    ctype = decide_type(entry, gazetteer, proposed)
+    f[f"rule_type_{ctype.value}"] = 1.0
+    role = decide_role(entry, ctype, gazetteer, proposal_sentences, proposed_keys,
+                       title_prefix_key)
+    f["rule_proposes"] = float(role is Role.PROPOSES)
+    return f
+
+
+def vector(features: dict[str, float], names: Sequence[str]) -> list[float]:
+    """The values of `names`, in order (0 for a name this version does not compute)."""
+    return [features.get(n, 0.0) for n in names]

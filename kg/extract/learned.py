@@ -1,0 +1,163 @@
+"""The learned decisions: gradient-boosted trees over `kg.extract.features`, read from JSON.
+
+Three models decide for each candidate group of a paper: is it a concept of the paper
+(accept), which type, and is it the paper's own contribution (proposes). They are trained by
+`kg.train.decisions` (scikit-learn's HistGradientBoostingClassifier, `make train-decisions`)
+and shipped as plain JSON (`kg/data/decisions.json.gz`): node arrays of every tree, evaluated
+here with numpy. Plain data rather than a pickle: loading runs no code from the file, needs no
+scikit-learn at run time, and the file diffs and reviews like any other data.
+
+All trees of a model are flattened into one node table and walked together, one numpy step
+per tree level, for all candidates of a batch of papers at once.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kg.errors import ModelError
+from kg.types import ConceptType
+
+MODEL_FILE = "decisions.json.gz"
+FORMAT = "paperkg-decisions/1"
+
+
+@dataclass(frozen=True, slots=True)
+class TreeEnsemble:
+    """A boosted tree ensemble: raw score = baseline + sum of its trees' leaves, per output.
+
+    One output (a binary model: probability = logistic of the score) or one per class (a
+    multi-class model: softmax over the outputs).
+    """
+
+    features: tuple[str, ...]
+    classes: tuple[str, ...]
+    baseline: npt.NDArray[np.float64]  # (outputs,)
+    roots: npt.NDArray[np.int64]  # (trees,) node index of each tree's root
+    outputs: npt.NDArray[np.int64]  # (trees,) which output each tree adds to
+    feature: npt.NDArray[np.int64]  # (nodes,)
+    threshold: npt.NDArray[np.float64]
+    left: npt.NDArray[np.int64]
+    right: npt.NDArray[np.int64]
+    missing_left: npt.NDArray[np.bool_]
+    leaf: npt.NDArray[np.bool_]
+    value: npt.NDArray[np.float64]
+    depth: int
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TreeEnsemble:
+        """Read the dict written by `kg.train.decisions.export_ensemble`."""
+        nodes = data["nodes"]
+        return cls(
+            features=tuple(data["features"]),
+            classes=tuple(data["classes"]),
+            baseline=np.asarray(data["baseline"], dtype=np.float64),
+            roots=np.asarray(data["roots"], dtype=np.int64),
+            outputs=np.asarray(data["outputs"], dtype=np.int64),
+            feature=np.asarray(nodes["feature"], dtype=np.int64),
+            threshold=np.asarray(nodes["threshold"], dtype=np.float64),
+            left=np.asarray(nodes["left"], dtype=np.int64),
+            right=np.asarray(nodes["right"], dtype=np.int64),
+            missing_left=np.asarray(nodes["missing_left"], dtype=np.bool_),
+            leaf=np.asarray(nodes["leaf"], dtype=np.bool_),
+            value=np.asarray(nodes["value"], dtype=np.float64),
+            depth=int(data["depth"]),
+        )
+
+    def raw(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Raw scores, (samples, outputs)."""
+        n = x.shape[0]
+        node = np.broadcast_to(self.roots, (n, len(self.roots))).copy()
+        rows = np.arange(n)[:, None]
+        for _ in range(self.depth):
+            values = x[rows, self.feature[node]]
+            go_left = np.where(np.isnan(values), self.missing_left[node],
+                               values <= self.threshold[node])
+            step = np.where(go_left, self.left[node], self.right[node])
+            node = np.where(self.leaf[node], node, step)
+        out = np.tile(self.baseline, (n, 1))
+        leaves = self.value[node]
+        for k in range(len(self.baseline)):
+            out[:, k] += leaves[:, self.outputs == k].sum(axis=1)
+        return out
+
+    def proba(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Class probabilities, (samples, classes)."""
+        raw = self.raw(x)
+        if raw.shape[1] == 1:
+            p = 1.0 / (1.0 + np.exp(-raw[:, 0]))
+            return np.stack([1.0 - p, p], axis=1)
+        raw = raw - raw.max(axis=1, keepdims=True)
+        e = np.exp(raw)
+        return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """What the models say about one candidate group."""
+
+    accept: float  # probability that the group is a concept of its paper
+    ctype: ConceptType
+    proposes: float  # probability that it is the paper's own contribution
+
+
+@dataclass(frozen=True, slots=True)
+class DecisionModel:
+    """The three ensembles that decide acceptance, type and `proposes`."""
+
+    accept: TreeEnsemble
+    ctype: TreeEnsemble
+    proposes: TreeEnsemble
+    trained_on: str = ""
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> DecisionModel:
+        if data.get("format") != FORMAT:
+            raise ModelError(f"not a decisions model (format {data.get('format')!r}, "
+                             f"expected {FORMAT!r}): retrain with `make train-decisions`")
+        return cls(TreeEnsemble.from_json(data["accept"]), TreeEnsemble.from_json(data["type"]),
+                   TreeEnsemble.from_json(data["proposes"]), str(data.get("trained_on", "")))
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> DecisionModel:
+        """The shipped model (`kg/data/decisions.json.gz`), or the one at `path`."""
+        if path is None:
+            return _shipped()
+        try:
+            raw = Path(path).read_bytes()
+            return cls.from_json(json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b"
+                                            else raw))
+        except (OSError, ValueError, KeyError) as exc:
+            raise ModelError(f"cannot read the decisions model {path}: {exc}") from exc
+
+    def decide(self, rows: Sequence[dict[str, float]]) -> list[Decision]:
+        """One decision per feature dict (`kg.extract.features.group_features`)."""
+        if not rows:
+            return []
+        accept = self.accept.proba(_matrix(rows, self.accept.features))[:, 1]
+        types = self.ctype.proba(_matrix(rows, self.ctype.features)).argmax(axis=1)
+        proposes = self.proposes.proba(_matrix(rows, self.proposes.features))[:, 1]
+        return [
+            Decision(float(a), ConceptType(self.ctype.classes[int(t)]), float(p))
+            for a, t, p in zip(accept, types, proposes, strict=True)
+        ]
+
+
+def _matrix(rows: Sequence[dict[str, float]], names: Sequence[str]) -> npt.NDArray[np.float64]:
+    return np.asarray([[row.get(n, 0.0) for n in names] for row in rows], dtype=np.float64)
+
+
+@cache
+def _shipped() -> DecisionModel:
+    data = resources.files("kg").joinpath("data", MODEL_FILE).read_bytes()
+    return DecisionModel.from_json(json.loads(gzip.decompress(data)))

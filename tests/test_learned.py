@@ -1,0 +1,99 @@
+"""The learned decisions: JSON trees evaluate exactly like scikit-learn, the shipped model
+loads and decides, retraining is deterministic, the cross-validation folds keep groups whole."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kg.errors import ModelError
+from kg.eval.cv import GoldSet, error_kinds, folds, merge
+from kg.eval.graph import Report
+from kg.extract.features import FEATURE_GROUPS, FEATURE_NAMES
+from kg.extract.learned import DecisionModel, TreeEnsemble
+from kg.train.decisions import Example, export_ensemble, train, write_model
+from kg.types import ConceptType
+
+
+def _data(n: int = 300) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.RandomState(0)
+    x = rng.rand(n, 4)
+    x[rng.rand(n, 4) < 0.05] = np.nan  # missing values take the learned side
+    return x, rng.rand(n)
+
+
+@pytest.mark.parametrize("classes", [2, 3])
+def test_exported_trees_give_scikit_learns_probabilities(classes: int) -> None:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    x, noise = _data()
+    y = (np.nan_to_num(x[:, 0]) * classes + noise * 0.5).astype(int) % classes
+    model = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(x, y)
+    ensemble = TreeEnsemble.from_json(export_ensemble(model, ["a", "b", "c", "d"]))
+    assert np.allclose(ensemble.proba(x), model.predict_proba(x), atol=1e-6)
+
+
+def _examples() -> list[Example]:
+    rng = np.random.RandomState(1)
+    out = []
+    for i in range(200):
+        matched = bool(i % 3)
+        out.append(Example(
+            features={"count": float(rng.randint(1, 5)), "kind_name": float(matched)},
+            matched=matched, must=i % 2 == 0,
+            ctype=(ConceptType.METHOD if i % 4 else ConceptType.DATASET) if matched else None,
+            proposes=i % 5 == 0,
+        ))
+    return out
+
+
+def test_retraining_writes_the_same_bytes(tmp_path: Path) -> None:
+    names = ["count", "kind_name"]
+    write_model(train(_examples(), names), tmp_path / "a.json.gz")
+    write_model(train(_examples(), names), tmp_path / "b.json.gz")
+    assert (tmp_path / "a.json.gz").read_bytes() == (tmp_path / "b.json.gz").read_bytes()
+    model = DecisionModel.load(tmp_path / "a.json.gz")
+    [named, unnamed] = model.decide([{"count": 1.0, "kind_name": 1.0},
+                                     {"count": 1.0, "kind_name": 0.0}])
+    assert named.accept > 0.5 > unnamed.accept
+
+
+def test_the_shipped_model_loads_and_uses_known_features() -> None:
+    model = DecisionModel.load()
+    for ensemble in (model.accept, model.ctype, model.proposes):
+        assert set(ensemble.features) <= set(FEATURE_NAMES)
+    assert {ConceptType(c) for c in model.ctype.classes} <= set(ConceptType)
+    [decision] = model.decide([dict.fromkeys(FEATURE_NAMES, 0.0)])
+    assert 0.0 <= decision.accept <= 1.0 and 0.0 <= decision.proposes <= 1.0
+
+
+def test_a_file_of_another_format_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "m.json.gz"
+    path.write_bytes(gzip.compress(json.dumps({"format": "other"}).encode()))
+    with pytest.raises(ModelError, match="train-decisions"):
+        DecisionModel.load(path)
+
+
+def test_feature_groups_partition_the_features() -> None:
+    names = [n for group in FEATURE_GROUPS.values() for n in group]
+    assert len(names) == len(set(names)) == len(FEATURE_NAMES)
+
+
+def test_folds_keep_each_conference_file_whole_and_cover_all() -> None:
+    groups = {f"p{i}": f"venue{i % 5}" for i in range(20)}
+    gold_set = GoldSet("x", [], [], groups, {})
+    found = folds([gold_set], k=3)
+    assert found == folds([gold_set], k=3)  # deterministic
+    assert sorted(g for fold in found for g in fold) == sorted(set(groups.values()))
+
+
+def test_merged_reports_add_up() -> None:
+    a = Report(papers=1, must_total=4, must_found=3, misses=[(1, "x", "Task")])
+    b = Report(papers=2, must_total=6, must_found=3, false_positives=[(2, "y", "Method")])
+    total = merge([a, b])
+    assert (total.papers, total.must_total, total.must_found) == (3, 10, 6)
+    assert error_kinds(total) == [("missed Task", 1), ("spurious Method", 1)]
