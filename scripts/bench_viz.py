@@ -4,6 +4,8 @@
     python scripts/bench_viz.py                    # synthetic graphs of 500 and 5,000 nodes
     python scripts/bench_viz.py --nodes 500 5000 20000 --runs 5
     python scripts/bench_viz.py --screenshot out/graph.ttl docs/screenshot.png --select LLM
+    python scripts/bench_viz.py --map out/graph.nt --max-nodes 2000 --runs 3   # the map view
+    python scripts/bench_viz.py --map-screenshot out/graph.ttl docs/map.png
 
 Each size is a synthetic paperkg graph (`viz.synthetic`, 40% papers, Zipf-like concept
 popularity) drawn whole (`--max-nodes` = its size). Figures:
@@ -111,6 +113,75 @@ def bench(sizes: list[int], runs: int, seed: int) -> None:
     print(f"(medians of {runs} runs; ready = time to interactive from navigation start)")
 
 
+def bench_map(graph: Path, max_nodes: int, runs: int) -> None:
+    """The map view of a real (analysed) graph: Python build time, page size, time to
+    interactive (`kgMap.readyAt`: first frame drawn, labels sized, every control wired) and the
+    time of a click on the largest community (panel and selection)."""
+    from playwright.sync_api import sync_playwright
+
+    from viz import build_page
+
+    start = time.perf_counter()
+    page = build_page(graph, view="map", max_nodes=max_nodes)
+    build = time.perf_counter() - start
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        path = Path(tmp) / "map.html"
+        path.write_text(page.html, encoding="utf-8")
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        for _ in range(runs):
+            context = browser.new_context(viewport=VIEWPORT)
+            tab = context.new_page()
+            errors: list[str] = []
+            tab.on("pageerror", lambda e, found=errors: found.append(str(e)))
+            tab.goto(path.as_uri())
+            tab.wait_for_selector('body[data-ready="1"]', state="attached", timeout=300_000)
+            figures = tab.evaluate(
+                "({script: kgMap.startedAt, ready: kgMap.readyAt,"
+                " labels: kgMap.visibleLabels().length})"
+            )
+            figures["click"] = tab.evaluate(
+                "() => { const t = performance.now(); kgMap.selectCommunity(0);"
+                " return performance.now() - t; }"
+            )
+            context.close()
+            if errors:
+                raise SystemExit(f"page errors: {errors}")
+            rows.append(figures)
+        browser.close()
+    size = len(page.html.encode("utf-8"))
+
+    def med(key: str) -> float:
+        return statistics.median(r[key] for r in rows)
+
+    print(f"map of {graph}: {page.nodes:,} concepts, {page.edges:,} links")
+    print(f"{'build s':>7} {'size MB':>7} {'script ms':>9} {'ready ms':>8} {'labels':>6} "
+          f"{'click ms':>8}")
+    print(f"{build:>7.2f} {size / 1e6:>7.2f} {med('script'):>9.0f} {med('ready'):>8.0f} "
+          f"{med('labels'):>6.0f} {med('click'):>8.0f}")
+    print(f"(medians of {runs} runs; ready = time to interactive from navigation start)")
+
+
+def map_screenshot(graph: Path, out: Path, max_nodes: int) -> None:
+    """Save a screenshot of the map view of `graph` (for the README)."""
+    from playwright.sync_api import sync_playwright
+
+    from viz import render_html
+
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as pw:
+        html = render_html(graph, Path(tmp) / "map.html", view="map", max_nodes=max_nodes)
+        assert isinstance(html, Path)
+        browser = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=ARGS)
+        page = browser.new_page(viewport=VIEWPORT, device_scale_factor=1)
+        page.goto(html.as_uri())
+        page.wait_for_selector('body[data-ready="1"]', state="attached", timeout=300_000)
+        page.evaluate("kgMap.selectCommunity(0)")
+        out.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(out))
+        browser.close()
+    print(f"wrote {out}")
+
+
 def screenshot(graph: Path, out: Path, max_nodes: int, select: str | None) -> None:
     """Render `graph`, open it, let the layout settle, select the node named `select` (as a
     click would), and save a screenshot for the README."""
@@ -146,13 +217,22 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of the synthetic graphs")
     parser.add_argument("--screenshot", nargs=2, type=Path, metavar=("GRAPH", "PNG"),
                         help="instead of measuring, save a screenshot of GRAPH's page")
-    parser.add_argument("--max-nodes", type=int, default=300,
-                        help="node budget of the screenshot page (default: 300)")
+    parser.add_argument("--max-nodes", type=int, default=None,
+                        help="node budget of the screenshot page (default: 300) or the map "
+                        "(default: 2000)")
+    parser.add_argument("--map", type=Path, metavar="GRAPH",
+                        help="instead, measure the map view of GRAPH (an analysed graph)")
+    parser.add_argument("--map-screenshot", nargs=2, type=Path, metavar=("GRAPH", "PNG"),
+                        help="instead, save a screenshot of GRAPH's map view")
     parser.add_argument("--select", metavar="LABEL",
                         help="select this node (as a click does) before the screenshot")
     args = parser.parse_args()
-    if args.screenshot:
-        screenshot(args.screenshot[0], args.screenshot[1], args.max_nodes, args.select)
+    if args.map:
+        bench_map(args.map, args.max_nodes or 2000, args.runs)
+    elif args.map_screenshot:
+        map_screenshot(args.map_screenshot[0], args.map_screenshot[1], args.max_nodes or 2000)
+    elif args.screenshot:
+        screenshot(args.screenshot[0], args.screenshot[1], args.max_nodes or 300, args.select)
     else:
         bench(args.nodes, args.runs, args.seed)
 

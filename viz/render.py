@@ -9,25 +9,29 @@ from pathlib import Path
 
 from kg.errors import InputError
 from viz.load import GraphSource, load_details, load_graph, open_store
+from viz.map_model import DEFAULT_MAP_NODES
 from viz.page import Page, render_page
 from viz.views import DEFAULT_MAX_NODES, View, concept_view, ego_view, kinds, whole_view
 
-VIEWS = ("whole", "ego", "concepts", "query")
+VIEWS = ("whole", "ego", "concepts", "query", "map")
 
 
 def build_page(
     graph_source: GraphSource,
     *,
     view: str = "whole",
-    max_nodes: int = DEFAULT_MAX_NODES,
+    max_nodes: int | None = None,
     focus: str | None = None,
     hops: int = 2,
     query: str | None = None,
     params: Mapping[str, str] | None = None,
     physics: bool | None = None,
     source_name: str | None = None,
+    focus_url: str | None = None,
 ) -> Page:
     """Render one view of `graph_source` and say what it drew (see `render_html`)."""
+    if max_nodes is None:
+        max_nodes = DEFAULT_MAP_NODES if view == "map" else DEFAULT_MAX_NODES
     if max_nodes < 1:
         raise InputError(f"--max-nodes must be at least 1, not {max_nodes}")
     if focus is not None and view == "whole":
@@ -41,6 +45,13 @@ def build_page(
     if full.number_of_nodes() == 0:
         raise InputError("the graph has no papers or concepts (docs/VOCABULARY.md); is it a "
                          "paperkg graph?", source=_name(graph_source, source_name))
+    if view == "map":
+        from viz.map_model import map_model
+        from viz.map_page import render_map
+
+        model = map_model(full, store, max_nodes)
+        return render_map(model, full, store, source_name=_name(graph_source, source_name),
+                          focus_url=focus_url)
     chosen: View
     if view == "ego":
         if not focus:
@@ -68,13 +79,14 @@ def render_html(
     out_path: str | os.PathLike[str] | None = None,
     *,
     view: str = "whole",
-    max_nodes: int = DEFAULT_MAX_NODES,
+    max_nodes: int | None = None,
     focus: str | None = None,
     hops: int = 2,
     query: str | None = None,
     params: Mapping[str, str] | None = None,
     physics: bool | None = None,
     source_name: str | None = None,
+    focus_url: str | None = None,
 ) -> str | Path:
     """An interactive, offline HTML page of a paperkg graph.
 
@@ -82,7 +94,10 @@ def render_html(
     pyoxigraph `Store`, an rdflib `Graph` or an iterable of pyoxigraph triples.
     `view`: "whole" (the most connected `max_nodes` nodes), "ego" (`focus` and everything within
     `hops` links; implied by `focus`), "concepts" (concepts linked by shared papers) or "query"
-    (the papers and concepts the named query `query` returns with `params`; implied by `query`).
+    (the papers and concepts the named query `query` returns with `params`; implied by `query`)
+    or "map" (the `max_nodes` concepts with the most papers, default 2,000, coloured by
+    community: `viz.map_page`; `focus_url` + a concept IRI is where its "open in focus view"
+    goes, else the page focuses in place). `max_nodes` defaults to 300 for the other views.
     `physics`: let vis-network's simulation relax the layout before the first draw; default on
     up to `viz.page.PHYSICS_MAX_NODES` nodes (positions always come from `viz.layout`).
 
@@ -90,7 +105,8 @@ def render_html(
     Raises `kg.errors.InputError` (unreadable source, unknown focus) or `QueryError`.
     """
     page = build_page(graph_source, view=view, max_nodes=max_nodes, focus=focus, hops=hops,
-                      query=query, params=params, physics=physics, source_name=source_name)
+                      query=query, params=params, physics=physics, source_name=source_name,
+                      focus_url=focus_url)
     if out_path is None:
         return page.html
     path = Path(out_path)

@@ -76,3 +76,15 @@ def concept_size(paper_count: int) -> float:
     (10.0, 14.0, 60.0)
     """
     return min(60.0, 6.0 + 4.0 * math.sqrt(max(1, paper_count)))
+
+
+#: Community colours on the map, largest community first (Tableau 20's saturated half, then its
+#: light half); communities past the palette are grey.
+COMMUNITY_COLORS: tuple[str, ...] = (
+    "#1F77B4", "#FF7F0E", "#2CA02C", "#D62728", "#9467BD", "#8C564B", "#E377C2", "#17BECF",
+    "#BCBD22", "#7F7F7F", "#AEC7E8", "#FFBB78", "#98DF8A", "#FF9896", "#C5B0D5", "#C49C94",
+    "#F7B6D2", "#9EDAE5", "#DBDB8D", "#393B79",
+)
+OTHER_COMMUNITY = "#C8CDD0"
+#: The mean-year overlay: viridis stops, oldest to newest (perceptually uniform, colour-blind safe).
+YEAR_RAMP: tuple[str, ...] = ("#440154", "#3B528B", "#21918C", "#5EC962", "#FDE725")

@@ -32,18 +32,19 @@ def _params(pairs: tuple[str, ...]) -> dict[str, str]:
 )
 @click.option(
     "--view",
-    type=click.Choice(["whole", "ego", "concepts", "query"]),
+    type=click.Choice(["whole", "ego", "concepts", "query", "map"]),
     default="whole",
     show_default=True,
     help="whole: the most connected part of the graph; ego: the neighbourhood of --focus; "
-    "concepts: concepts only, linked by shared papers; query: the result of --query.",
+    "concepts: concepts only, linked by shared papers; query: the result of --query; map: the "
+    "map of the field (concepts coloured by community; run `kg analyze` first to keep them).",
 )
 @click.option(
     "--max-nodes",
     type=click.IntRange(min=1),
-    default=300,
-    show_default=True,
-    help="Draw at most this many nodes; the page says what was left out.",
+    default=None,
+    help="Draw at most this many nodes (default: 300; the map: 2,000); the page says what was "
+    "left out.",
 )
 @click.option(
     "--focus",
@@ -84,7 +85,7 @@ def viz_command(
     source: str,
     output: Path,
     view: str,
-    max_nodes: int,
+    max_nodes: int | None,
     focus: str | None,
     hops: int,
     query_name: str | None,
@@ -100,6 +101,7 @@ def viz_command(
       kg viz graph.ttl --focus "diffusion model" --hops 2 -o diffusion.html
       kg viz graph.ttl --view concepts --max-nodes 150 -o concepts.html
       kg viz graph.ttl --query papers-using --param concept=LLM -o llm.html
+      kg viz graph.ttl --view map -o map.html
     """
     from viz import build_page
 

@@ -16,6 +16,7 @@ from typing import Any
 from kg.errors import QueryError
 from kg.query.sparql_text import query_form, tokens
 from kg.server import negotiate
+from kg.server.pages import PageCache, served_path, source_version
 from kg.server.workers import Reply, Task, WorkerPool, text_reply
 
 CORS_HEADERS = (
@@ -39,6 +40,8 @@ class SparqlServer(ThreadingHTTPServer):
         self.pool = pool
         self.config = config
         self.page = page
+        path = served_path(getattr(config, "source", None), getattr(config, "store", None))
+        self.pages = PageCache(lambda: source_version(path))
 
 
 class SparqlHandler(BaseHTTPRequestHandler):
@@ -159,7 +162,10 @@ class SparqlHandler(BaseHTTPRequestHandler):
                 )
             )
         values = tuple((k, v[-1]) for k, v in sorted(params.items()))
-        self._run(Task("graph", params=values))
+        # Built once per request and source, rebuilt when the graph file or store changes.
+        reply = self.server.pages.get(values, lambda: self.server.pool.run(Task("graph",
+                                                                                 params=values)))
+        self._send(reply)
 
     # --- helpers -----------------------------------------------------------------------------
     def _format(

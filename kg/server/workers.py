@@ -96,8 +96,9 @@ def execute(source: Any, task: Task) -> Reply:
 def _render_graph(source: Any, task: Task) -> Reply:
     """The browser view (`viz.render_html`) of the source's graph.
 
-    `view`, `focus`, `query`, `max_nodes` and `hops` are the view's options; every other
-    request parameter is a parameter of the named query `query`.
+    `view`, `focus`, `query`, `max_nodes` and `hops` are the view's options (without any of
+    the first three: the map view); every other request parameter is a parameter of the named
+    query `query`.
     """
     import pyoxigraph as ox
 
@@ -110,6 +111,10 @@ def _render_graph(source: Any, task: Task) -> Reply:
         return text_reply(404, "the browser view needs a graph file or store, not an endpoint")
     options = dict(task.params)
     kwargs: dict[str, Any] = {k: options.pop(k) for k in ("view", "focus", "query") if k in options}
+    if not kwargs:
+        kwargs["view"] = "map"  # the map of the field is the default view
+    if kwargs.get("view") == "map":
+        kwargs["focus_url"] = "/graph?view=ego&focus="
     for key in ("max_nodes", "hops"):
         if key in options:
             try:

@@ -1,0 +1,109 @@
+"""`kg serve`'s page cache (`kg.server.pages`): a page is built once per request and source,
+rebuilt when the source changes, never kept when it failed; /graph is the map by default."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from kg.server.pages import PageCache, served_path, source_version
+from kg.server.workers import Reply, text_reply
+
+KG = Path(sys.executable).parent / "kg"
+ANALYSED = Path(__file__).parent / "fixtures" / "analyze_graph.ttl"
+
+
+def _page(text: str) -> Reply:
+    return Reply(200, "text/html; charset=utf-8", text.encode())
+
+
+def test_a_page_is_built_once_until_the_source_changes() -> None:
+    version = [("graph.ttl", 1, 1, 10, 1)]
+    cache = PageCache(lambda: tuple(version))
+    built: list[int] = []
+
+    def build() -> Reply:
+        built.append(1)
+        return _page(f"page {len(built)}")
+
+    key = (("view", "map"),)
+    assert cache.get(key, build).body == b"page 1"
+    assert cache.get(key, build).body == b"page 1"
+    assert cache.get((("view", "whole"),), build).body == b"page 2"
+    version[0] = ("graph.ttl", 1, 1, 12, 2)  # the file was rewritten
+    assert cache.get(key, build).body == b"page 3"
+    assert len(built) == 3
+
+
+def test_a_failed_page_is_not_kept() -> None:
+    cache = PageCache(lambda: ())
+    replies = iter([text_reply(503, "too slow"), _page("ok")])
+    assert cache.get((), lambda: next(replies)).status == 503
+    assert cache.get((), lambda: next(replies)).body == b"ok"
+
+
+def test_concurrent_requests_for_one_page_build_it_once() -> None:
+    cache = PageCache(lambda: ())
+    started = threading.Event()
+    calls: list[int] = []
+
+    def slow() -> Reply:
+        calls.append(1)
+        started.set()
+        time.sleep(0.2)  # holds the build while the other requests arrive
+        return _page("map")
+
+    threads = [threading.Thread(target=cache.get, args=((), slow)) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert started.is_set() and len(calls) == 1
+
+
+def test_the_source_version_follows_the_file_and_the_store_folder(tmp_path: Path) -> None:
+    graph = tmp_path / "graph.ttl"
+    graph.write_text("<urn:a> <urn:b> <urn:c> .\n", encoding="utf-8")
+    before = source_version(str(graph))
+    graph.write_text("<urn:a> <urn:b> <urn:d> .\n", encoding="utf-8")
+    assert source_version(str(graph)) != before
+    store = tmp_path / "store"
+    store.mkdir()
+    (store / "CURRENT").write_text("1", encoding="utf-8")
+    first = source_version(str(store))
+    (store / "CURRENT").write_text("22", encoding="utf-8")
+    assert source_version(str(store)) != first
+    assert served_path(None, None) is None
+    assert served_path("http://example.org/sparql", None) is None
+    assert served_path(None, str(store)) == str(store)
+
+
+@pytest.mark.server
+def test_graph_serves_the_map_by_default_and_from_the_cache() -> None:
+    process = subprocess.Popen([str(KG), "serve", str(ANALYSED), "--port", "0"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None
+        base = None
+        for line in process.stdout:
+            if line.startswith("SPARQL endpoint: "):
+                base = line.split()[-1].removesuffix("/sparql")
+                break
+        assert base is not None, process.stderr.read() if process.stderr else ""
+        with urllib.request.urlopen(base + "/graph", timeout=120) as response:
+            first = response.read()
+        assert b"<title>Map of the field" in first
+        assert b'"focusUrl": "/graph?view=ego\\u0026focus="' in first
+        with urllib.request.urlopen(base + "/graph", timeout=120) as response:
+            assert response.read() == first
+        with urllib.request.urlopen(base + "/graph?view=whole", timeout=120) as response:
+            assert b"<title>Map of the field" not in response.read()
+    finally:
+        process.terminate()
+        process.wait(timeout=15)
