@@ -143,7 +143,7 @@ def label_sizes(labels: Sequence[str], positions: Sequence[Position], sizes: Seq
                 scale: float) -> list[tuple[float, int]]:
     """(font size in layout units, tier) per node; `labels` come most important first.
 
-    >>> sizes = label_sizes(["aaaa", "bbbb", "cccc", "dddd"], [(0, 0), (20, 0), (2000, 0), (0, 1)],
+    >>> sizes = label_sizes(["aaaa", "bbbb", "cccc", "dddd"], [(0, 0), (30, 0), (2000, 0), (0, 1)],
     ...                     [10, 10, 10, 10], 1.0)
     >>> [tier for _, tier in sizes]  # "bbbb" fits at half size, "dddd" under "aaaa" never
     [0, 1, 0, 6]
