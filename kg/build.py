@@ -32,6 +32,7 @@ from kg.query.store import load_store
 from kg.rdf import GraphFormat, build_triples, write_graph
 from kg.types import ConceptType, Corpus, Extraction, Paper, Role
 from kg.vocab.matching import match_vocabularies
+from viz import render_html
 
 ProgressCallback = Callable[[int], None]
 """Called with the number of papers just extracted."""
@@ -229,8 +230,6 @@ def run_build(
     html_path = Path(html) if html is not None else None
     if html_path is not None:
         with stages.stage("page") as done:
-            from viz import render_html
-
             html_path.parent.mkdir(parents=True, exist_ok=True)
             page = render_html(triples, source_name=output.name)
             assert isinstance(page, str)  # without a path, the page is returned

@@ -12,7 +12,7 @@ import rdflib
 from rdflib.compare import graph_diff, to_isomorphic
 
 from kg.errors import InputError
-from kg.rdf import GraphFormat, build_triples, load_graph, serialize_graph, to_rdflib, write_graph
+from kg.rdf import GraphFormat, build_triples, read_rdflib, serialize_graph, to_rdflib, write_graph
 from kg.rdf.sample import mention, sample_corpus
 from kg.types import Concept, ConceptType, Corpus, Field, Link, Paper, Role
 
@@ -118,7 +118,7 @@ def test_write_graph_to_path_gz_and_file_object(tmp_path: Path, fmt: GraphFormat
     write_graph(triples, buffer, fmt)
     assert buffer.getvalue() == expected
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([plain.name, zipped.name])
-    assert_same_graph(to_rdflib(triples), load_graph(zipped), f"{zipped.name} via load_graph")
+    assert_same_graph(to_rdflib(triples), read_rdflib(zipped), f"{zipped.name} via read_rdflib")
 
 
 def test_write_graph_needs_a_known_extension_or_format(tmp_path: Path) -> None:
@@ -129,18 +129,21 @@ def test_write_graph_needs_a_known_extension_or_format(tmp_path: Path) -> None:
     assert (tmp_path / "graph.txt").read_bytes() == serialize_graph(triples, GraphFormat.NTRIPLES)
 
 
-def test_load_graph_reports_the_file_on_errors(tmp_path: Path) -> None:
+def test_read_rdflib_reports_the_file_on_errors(tmp_path: Path) -> None:
     bad = tmp_path / "bad.ttl"
     bad.write_text("<a> <b> .\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"bad\.ttl: cannot read it as turtle"):
-        load_graph(bad)
+    with pytest.raises(InputError, match=r"bad\.ttl: not valid RDF \(ttl\)"):
+        read_rdflib(bad)
     with pytest.raises(InputError, match=r"missing\.nt: no such file"):
-        load_graph(tmp_path / "missing.nt")
+        read_rdflib(tmp_path / "missing.nt")
     odd = tmp_path / "graph.xyz"
     odd.write_text("", encoding="utf-8")
     with pytest.raises(InputError, match=r"graph\.xyz: unknown RDF format"):
-        load_graph(odd)
+        read_rdflib(odd)
     broken_gz = tmp_path / "graph.nt.gz"
     broken_gz.write_bytes(b"not gzip")
-    with pytest.raises(InputError, match=r"graph\.nt\.gz: cannot read it as nt"):
-        load_graph(broken_gz)
+    with pytest.raises(InputError, match=r"graph\.nt\.gz: not valid RDF \(nt\)"):
+        read_rdflib(broken_gz)
+    unnamed = tmp_path / "graph.data"
+    unnamed.write_text("@prefix ex: <http://example.org/> .\nex:a ex:b ex:c .\n", encoding="utf-8")
+    assert len(read_rdflib(unnamed)) == 1  # no RDF suffix: the first bytes say Turtle

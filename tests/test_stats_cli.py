@@ -86,9 +86,9 @@ def test_ontology_triples_count_but_add_no_concepts(tmp_path: Path) -> None:
     ("name", "content", "message"),
     [
         ("missing.ttl", None, "missing.ttl: no such file"),
-        ("bad.ttl", b"<a> <b> .", "bad.ttl: cannot read it as Turtle"),
-        ("graph.xyz", b"", "graph.xyz: unknown RDF extension 'xyz'"),
-        ("bad.nt.gz", b"not gzip", "bad.nt.gz: cannot read it as N-Triples"),
+        ("bad.ttl", b"<a> <b> .", "bad.ttl: not valid RDF (ttl)"),
+        ("graph.xyz", b"", "graph.xyz: unknown RDF format"),
+        ("bad.nt.gz", b"not gzip", "bad.nt.gz: not valid RDF (nt)"),
     ],
 )
 def test_errors_name_the_file_and_exit_2(

@@ -14,7 +14,8 @@ import pytest
 from kg.errors import InputError, StoreError
 from kg.query import open_source
 from kg.query.labels import INDEX_GRAPH, LABEL_KEY, candidates
-from kg.query.store import is_store, load_store, open_read_only
+from kg.query.store import load_store
+from kg.rdf.io import is_store, open_read_only
 
 FIXTURE = Path(__file__).parent / "fixtures" / "query_graph.ttl"
 EX = "http://example.org/"
@@ -62,7 +63,7 @@ def test_a_bad_file_leaves_the_store_as_it_was(tmp_path: Path) -> None:
     bad = tmp_path / "bad.ttl"
     lines = [f"<{EX}x{i}> <{EX}p> {i} ." for i in range(5000)]
     bad.write_text("\n".join(lines) + "\n<broken\n", encoding="utf-8")
-    with pytest.raises(InputError, match=r"bad\.ttl.*not valid RDF, nothing loaded"):
+    with pytest.raises(InputError, match=r"bad\.ttl.*not valid RDF \(ttl\), nothing loaded"):
         load_store(store_dir, bad)
     with pytest.raises(InputError, match="not valid RDF"):
         load_store(store_dir, bad, replace=False)

@@ -6,23 +6,12 @@
 `render_html(source, out_path=None, *, view="whole", max_nodes=300, focus=None, hops=2,
 query=None, params=None, physics=None)` is the entry point (see `viz.render`); the modules are
 `load` (RDF → networkx), `views` (which nodes to draw), `layout` (positions), `page` (pyvis +
-the inlined template) and `query` (a named query's result as a view). Nothing heavy is imported
-until a function is called.
+the inlined template) and `query` (a named query's result as a view). networkx and pyvis are
+imported when a function needs them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from viz.render import build_page, render_html
+from viz.render import build_page, render_html
 
 __all__ = ["build_page", "render_html"]
-
-
-def __getattr__(name: str) -> Any:
-    if name in __all__:
-        from viz import render
-
-        return getattr(render, name)
-    raise AttributeError(f"module 'viz' has no attribute {name!r}")

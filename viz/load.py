@@ -16,24 +16,19 @@ Graph model (`nx.DiGraph`, node ids are IRIs):
 
 from __future__ import annotations
 
-import gzip
-import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+import pyoxigraph as ox
 
 from kg.errors import InputError
 from kg.namespaces import KG_IRI, PREFIXES, SCHEMA_IRI
+from kg.rdf.io import GraphSource, open_graph
 from viz.style import ROLE_ORDER, TYPE_ORDER
 
 if TYPE_CHECKING:
     import networkx as nx
-    import pyoxigraph
-
-#: Anything `open_store` reads: a file or on-disk store directory, a pyoxigraph `Store`, an
-#: rdflib `Graph`, or an iterable of pyoxigraph `Triple`s / `Quad`s.
-GraphSource = Any
 
 _PREFIXES = "".join(f"PREFIX {p}: <{iri}>\n" for p, iri in PREFIXES.items())
 _CONCEPT_TYPES = " ".join(f"kg:{t}" for t in TYPE_ORDER if t != "Paper")
@@ -70,77 +65,23 @@ Q_LINKS = _PREFIXES + f"""
 SELECT ?p ?role ?c WHERE {{ VALUES ?role {{ {_ROLE_VALUES} }} ?p ?role ?c }}"""
 
 
-def open_store(source: GraphSource) -> pyoxigraph.Store:
-    """An in-memory pyoxigraph store holding `source` (see `GraphSource`).
+def open_store(source: GraphSource) -> ox.Store:
+    """A pyoxigraph store holding `source` (see `kg.rdf.io.GraphSource`): a file is loaded into
+    memory, a store folder opened read-only through the store's recovery path.
 
-    >>> import pyoxigraph as ox
     >>> open_store([ox.Triple(ox.NamedNode("http://a"), ox.NamedNode("http://b"),
     ...                       ox.Literal("c"))]).query("ASK { ?s ?p 'c' }")
     <QueryBoolean true>
     """
-    import pyoxigraph as ox
-
-    if isinstance(source, ox.Store):
-        return source
-    if isinstance(source, str | os.PathLike):
-        return _store_from_path(Path(source))
-    store = ox.Store()
-    if type(source).__module__.startswith("rdflib"):
-        # rdflib's N-Triples writer is its fastest; pyoxigraph then parses it natively.
-        store.load(source.serialize(format="nt", encoding="utf-8"), format=ox.RdfFormat.N_TRIPLES)
-        return store
-    if isinstance(source, Iterable):
-        items = list(source)
-        if all(isinstance(t, ox.Triple) for t in items):
-            # Serialising and parsing natively is ~10x faster than building Quads in Python.
-            store.load(ox.serialize(items, format=ox.RdfFormat.N_TRIPLES),
-                       format=ox.RdfFormat.N_TRIPLES)
-        else:
-            store.extend(
-                q if isinstance(q, ox.Quad) else ox.Quad(q.subject, q.predicate, q.object)
-                for q in items
-            )
-        return store
-    raise TypeError(f"cannot read a graph from {type(source).__name__}: pass a file path, a "
-                    "pyoxigraph Store, an rdflib Graph or an iterable of triples")
-
-
-def _store_from_path(path: Path) -> pyoxigraph.Store:
-    import pyoxigraph as ox
-
-    if str(path).startswith(("http://", "https://")):
+    if isinstance(source, str) and source.startswith(("http://", "https://")):
         raise InputError("kg viz reads a graph file or store directory, not a SPARQL endpoint; "
-                         "export the graph to Turtle first", source=str(path))
-    if path.is_dir():
-        try:
-            return ox.Store.read_only(str(path))
-        except OSError as exc:
-            raise InputError(f"not a readable Oxigraph store directory ({exc})",
-                             source=str(path)) from exc
-    if not path.is_file():
-        raise InputError("no such file; pass the Turtle written by `kg build -o`", source=str(path))
-    gzipped = path.suffix.lower() == ".gz"
-    suffix = Path(path.stem).suffix if gzipped else path.suffix
-    fmt = ox.RdfFormat.from_extension(suffix.lstrip(".").lower()) if suffix else None
-    if fmt is None:
-        raise InputError(f"unknown RDF format {suffix or '(no extension)'!r}; use .ttl, .nt, "
-                         ".nq, .trig, .rdf or .jsonld (optionally + .gz)", source=str(path))
-    store = ox.Store()
-    try:
-        if gzipped:
-            store.load(gzip.decompress(path.read_bytes()), format=fmt)
-        else:
-            store.load(path=str(path), format=fmt)
-    except SyntaxError as exc:
-        raise InputError(f"not valid {fmt.name}: {exc}", source=str(path)) from exc
-    return store
+                         "export the graph to Turtle first", source=source)
+    return open_graph(source)
 
 
-def select(store: pyoxigraph.Store, sparql: str) -> Iterator[dict[str, Any]]:
+def select(store: ox.Store, sparql: str) -> Iterator[dict[str, Any]]:
     """Rows of a SELECT query as dicts of plain values (IRIs and strings as `str`, integers as
     `int`), over the union of all graphs."""
-    import pyoxigraph as ox
-
     solutions = store.query(sparql, use_default_graph_as_union=True)
     if not isinstance(solutions, ox.QuerySolutions):
         raise TypeError(f"not a SELECT query: {sparql[:80]!r}")
@@ -150,8 +91,6 @@ def select(store: pyoxigraph.Store, sparql: str) -> Iterator[dict[str, Any]]:
 
 
 def _plain(term: Any) -> str | int:
-    import pyoxigraph as ox
-
     if isinstance(term, ox.Literal) and term.datatype.value.endswith(("#integer", "#int")):
         try:
             return int(term.value)
@@ -160,7 +99,7 @@ def _plain(term: Any) -> str | int:
     return str(term.value)
 
 
-def load_graph(store: pyoxigraph.Store) -> nx.DiGraph:
+def load_graph(store: ox.Store) -> nx.DiGraph:
     """The paper-concept skeleton of the whole graph (see the module docstring)."""
     import networkx as nx
 
@@ -274,15 +213,13 @@ class Details:
     evidence: dict[tuple[str, str], list[Evidence]] = field(default_factory=dict)
 
 
-def load_details(store: pyoxigraph.Store, papers: Iterable[str]) -> Details:
+def load_details(store: ox.Store, papers: Iterable[str]) -> Details:
     """Authors, code links and evidence (sorted by field and offset) of `papers`.
 
     Read by index lookups from each paper (`?e kg:paper <paper>`, then the evidence's and its
     sentence's own triples), so the cost follows the papers drawn, not the size of the graph:
     Oxigraph evaluates a `VALUES`-restricted evidence query as a scan of all evidence.
     """
-    import pyoxigraph as ox
-
     def props(subject: ox.NamedNode) -> dict[str, str | int]:
         found: dict[str, str | int] = {}
         for quad in store.quads_for_pattern(subject, None, None, None):

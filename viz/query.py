@@ -11,36 +11,32 @@ by the papers they share).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import pyoxigraph as ox
 
 from kg.errors import QueryError
 from kg.namespaces import KG_IRI
+from kg.query import open_source, run_named
 from viz.style import ROLE_ORDER
 from viz.views import View, concept_view, kinds
 
 if TYPE_CHECKING:
     import networkx as nx
-    import pyoxigraph
 
 _LINK_PREDICATES = {KG_IRI + r for r in ROLE_ORDER}
 
 
 def query_view(
     full: nx.DiGraph,
-    graph_source: Any,
-    store: pyoxigraph.Store,
+    store: ox.Store,
     name: str,
     params: Mapping[str, str],
     max_nodes: int,
 ) -> View:
     """The subgraph the named query `name` returns (at most `max_nodes` nodes, first found
     first)."""
-    import pyoxigraph as ox
-
-    from kg.query import run_named
-    from kg.query.oxigraph_source import OxigraphSource
-
-    result = run_named(OxigraphSource(store, str(graph_source)), name, dict(params))
+    result = run_named(open_source(store), name, dict(params))
     found: dict[str, None] = {}
     extra_edges: list[tuple[str, str, str]] = []
     if result.is_graph:

@@ -11,6 +11,7 @@ from kg.errors import InputError
 from viz.load import GraphSource, load_details, load_graph, open_store
 from viz.map_model import DEFAULT_MAP_NODES
 from viz.page import Page, render_page
+from viz.query import query_view
 from viz.views import DEFAULT_MAX_NODES, View, concept_view, ego_view, kinds, whole_view
 
 VIEWS = ("whole", "ego", "concepts", "query", "map")
@@ -62,9 +63,7 @@ def build_page(
     elif view == "query":
         if not query:
             raise InputError("the query view needs --query NAME")
-        from viz.query import query_view
-
-        chosen = query_view(full, graph_source, store, query, dict(params or {}), max_nodes)
+        chosen = query_view(full, store, query, dict(params or {}), max_nodes)
     else:
         chosen = whole_view(full, max_nodes)
     papers, _ = kinds(full, chosen.graph.nodes)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kg.errors import InputError
 from kg.normalize import norm_key
+from kg.rdf.io import open_graph
 from kg.types import Corpus
 
 
@@ -267,11 +268,7 @@ def predictions_from_graph(
     path: str | Path,
 ) -> tuple[dict[str, str], dict[str, list[Predicted]]]:
     """(abstracts by paper IRI, predicted concepts by paper IRI) of a graph file."""
-    import pyoxigraph as ox
-
-    from kg.rdf.stats import load_store
-
-    store = load_store(path)
+    store = open_graph(path)
     abstracts = {
         str(row["paper"].value): str(row["abstract"].value)  # type: ignore[union-attr]
         for row in store.query(_ABSTRACTS_QUERY)  # type: ignore[union-attr]
@@ -297,7 +294,6 @@ def predictions_from_graph(
         preds.setdefault(paper, []).append(
             Predicted(ordered, str(item["type"]), str(item["role"]) or "mentions")
         )
-    del ox
     return abstracts, preds
 
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kg.eval.corpora import TDMSCI_LABELS, CorpusFormat, GoldDoc, detect_format, read_gold
+from kg.extract.recogniser import load_model, predicted_spans
 from kg.extract.recogniser_labels import map_label
 from kg.types import ConceptType
 
@@ -134,8 +135,6 @@ def evaluate_entities(
     spans of a `spancat` component. On TDMSci, SciERC labels go through `map_label` and only
     Task, Dataset and Metric are kept (as TASK, DATASET, METRIC): TDMSci annotates only those.
     """
-    from kg.extract.recogniser import load_model, predicted_spans
-
     gold_path = Path(gold_path)
     kind = CorpusFormat(fmt) if fmt is not None else detect_format(gold_path)
     gold_docs = read_gold(gold_path, fmt=kind)

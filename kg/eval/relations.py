@@ -24,6 +24,7 @@ from pathlib import Path
 
 from kg.errors import InputError
 from kg.eval.corpora import GoldDoc, read_scierc
+from kg.extract.nlp import load_nlp
 from kg.extract.relation_mentions import Anchor, doc_relations
 from kg.types import ConceptType, RelationType
 
@@ -107,8 +108,6 @@ def evaluate_scierc(path: Path | str, *, typed: bool = True, model: str | None =
                     ) -> RelationReport:
     """Run the relation patterns on every document of a SciERC file and score them."""
     from spacy.tokens import Doc
-
-    from kg.extract.nlp import load_nlp
 
     nlp = load_nlp(model)
     data = read_scierc_relations(path)

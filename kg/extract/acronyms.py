@@ -14,6 +14,8 @@ from dataclasses import dataclass
 
 from spacy.tokens import Doc, Span
 
+from kg.extract.lexicon import EVALUATIVE, GENERAL_ADJECTIVES
+
 _SHORT_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9\-./&]{0,11}$")
 _STOP_PAREN = frozenset(
     {"e.g.", "i.e.", "e.g", "i.e", "eg", "ie", "cf", "cf.", "see", "resp", "resp."}
@@ -126,8 +128,6 @@ class Definition:
 
 def _is_evaluative(span: Span) -> bool:
     """ "state-of-the-art (SOTA)" abbreviates a judgement, not a concept."""
-    from kg.extract.lexicon import EVALUATIVE, GENERAL_ADJECTIVES
-
     text = span.text.lower()
     words = text.replace("-", " ").split()
     return text in EVALUATIVE or all(w in EVALUATIVE or w in GENERAL_ADJECTIVES for w in words)

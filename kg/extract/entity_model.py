@@ -21,6 +21,7 @@ from spacy.tokens import Doc
 from thinc.api import Ops, get_current_ops
 from thinc.types import Ragged
 
+from kg.extract.recogniser import load_model, predicted_spans
 from kg.extract.recogniser_labels import map_label
 from kg.types import ConceptType
 
@@ -60,8 +61,6 @@ class EntityModel:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> EntityModel:
-        from kg.extract.recogniser import load_model
-
         return cls(load_model(path))
 
     def spans(
@@ -72,8 +71,6 @@ class EntityModel:
         `suggestions`: per doc, the token spans a span categorizer should judge (ignored by an
         NER model, which tags the whole text).
         """
-        from kg.extract.recogniser import predicted_spans
-
         inputs = [
             Doc(self.nlp.vocab, words=[t.text for t in doc],
                 spaces=[bool(t.whitespace_) for t in doc])

@@ -26,7 +26,7 @@ from kg.extract.nlp import load_nlp
 from kg.extract.relation_mentions import FieldParse, find_relations
 from kg.extract.textfix import repair
 from kg.types import Acronym, Extraction, Field, Paper, Span
-from kg.vocab.gazetteer import Entry
+from kg.vocab.gazetteer import Entry, Gazetteer
 
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'{}|\\^`\]]+|\b(?:github|gitlab)\.com/[\w./-]+")
 _URL_TRAIL = ".,;:)]}>'\""
@@ -54,8 +54,6 @@ def extract_urls(text: str) -> list[str]:
 
 def _default_gazetteer() -> GazetteerIndex:
     """The shipped gazetteer (kg.vocab.gazetteer), indexed for matching."""
-    from kg.vocab.gazetteer import Gazetteer
-
     gaz = Gazetteer.load()
     return GazetteerIndex.build(gaz.lookup, gaz.keys())
 

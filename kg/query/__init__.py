@@ -10,6 +10,8 @@ The API the CLI, the server and the browser view use:
   values (`{"concept": "diffusion model"}`), checked and converted by the query's header.
 
 >>> from pathlib import Path
+
+import pyoxigraph as ox
 >>> graph = Path(__file__).parents[2] / "tests" / "fixtures" / "query_graph.ttl"
 >>> with open_source(graph) as source:
 ...     rows = run_named(source, "papers-using", {"concept": "Diffusion Models"}).dicts()
@@ -22,10 +24,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
+import pyoxigraph as ox
+
 from kg.errors import InputError, QueryError
+from kg.query import named as named_queries
 from kg.query.bind import hints, resolve
 from kg.query.formats import ResultFormat, default_format, serialize
 from kg.query.oxigraph_source import OxigraphSource
+from kg.query.remote import EndpointSource
 from kg.query.result import QueryResult
 from kg.query.sources import RdflibSource, Source
 from kg.query.terms import Term, to_term
@@ -49,7 +55,7 @@ RDFLIB_MAX_BYTES = 20_000_000
 
 
 def open_source(
-    source: str | Path | None = None,
+    source: str | Path | ox.Store | None = None,
     *,
     store: Path | str | None = None,
     endpoint: str | None = None,
@@ -59,9 +65,9 @@ def open_source(
     """Open what queries will run on; give exactly one of `source`, `store` and `endpoint`.
 
     `source` is a graph file (any RDF format rdflib reads, optionally .gz), an Oxigraph store
-    folder, or an http(s) URL of a SPARQL endpoint. For files, `engine` is `rdflib`,
-    `oxigraph` (in memory) or `auto` (rdflib up to `RDFLIB_MAX_BYTES`). `timeout` applies to
-    endpoints. Raises `InputError`, `StoreError` or `QueryError`.
+    folder, an http(s) URL of a SPARQL endpoint, or an open pyoxigraph `Store`. For files,
+    `engine` is `rdflib`, `oxigraph` (in memory) or `auto` (rdflib up to `RDFLIB_MAX_BYTES`).
+    `timeout` applies to endpoints. Raises `InputError`, `StoreError` or `QueryError`.
     """
     given = [x for x in (source, store, endpoint) if x is not None]
     if len(given) != 1:
@@ -69,11 +75,11 @@ def open_source(
     if endpoint is not None or (
         isinstance(source, str) and source.startswith(("http://", "https://"))
     ):
-        from kg.query.remote import EndpointSource
-
         return EndpointSource(str(endpoint or source), timeout=timeout)
     if store is not None:
         return OxigraphSource.open_dir(Path(store))
+    if isinstance(source, ox.Store):
+        return OxigraphSource(source, "a pyoxigraph Store")
     path = Path(str(source))
     if path.is_dir():
         return OxigraphSource.open_dir(path)
@@ -90,8 +96,6 @@ def run_named(
     source: Source, name: str, params: Mapping[str, str] | None = None, *, limit: int | None = None
 ) -> QueryResult:
     """Run the named query `name` with string parameter values; see `queries` for the names."""
-    from kg.query import named as queries
-
-    named = queries.get(name)
+    named = named_queries.get(name)
     values = dict(params or {})
     return source.query(named.text, resolve(named, values), limit=limit, hints=hints(named, values))

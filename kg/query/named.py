@@ -46,6 +46,9 @@ from functools import cache
 from importlib import resources
 
 from kg.errors import QueryError
+from kg.namespaces import PREFIXES
+from kg.query.ranks import ORDERS
+from kg.query.sparql_text import query_form
 
 __all__ = ["NamedQuery", "Param", "ParamKind", "Ranked", "all_queries", "get", "names", "parse"]
 
@@ -145,8 +148,6 @@ def parse(name: str, text: str) -> NamedQuery:
     >>> nq.description, nq.params[0].default, nq.params[0].required
     ('Count.', '3', False)
     """
-    from kg.query.sparql_text import query_form
-
     header: list[str] = []
     for line in text.splitlines():
         if not line.startswith("#"):
@@ -219,9 +220,6 @@ def _parse_ranked(name: str, line: str, text: str) -> Ranked:
     """`@ranked ?x [?type] [property]`, checked against the query: it must sort in one of the
     rank index's orders first and end with a LIMIT (what makes running it on the first
     concepts or papers by rank give its rows)."""
-    from kg.namespaces import PREFIXES
-    from kg.query.ranks import ORDERS
-
     match = _RANKED.fullmatch(line)
     if not match:
         raise ValueError(
@@ -290,3 +288,12 @@ def get(name: str) -> NamedQuery:
         raise QueryError(
             f"no named query {name!r}; known: {', '.join(names())} (see `kg queries`)"
         ) from None
+
+
+def ranked_paper_properties() -> set[str]:
+    """The paper properties `@ranked ?paper <property>` tags name (the rank index keeps them)."""
+    return {
+        q.ranked.role
+        for q in all_queries()
+        if q.ranked is not None and q.ranked.order == "papers" and q.ranked.role
+    }

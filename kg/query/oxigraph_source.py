@@ -11,25 +11,19 @@ from typing import TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 
-from kg.errors import InputError, QueryError, StoreError
+from kg.errors import QueryError, StoreError
+from kg.query.labels import build_label_index, candidates, data_graphs, has_label_index
+from kg.query.named import ranked_paper_properties
+from kg.query.ranks import RANK_FILE, RankIndex
 from kg.query.result import QueryResult
 from kg.query.safety import check_query
-from kg.query.sources import (
-    Bindings,
-    Source,
-    _rdflib_to_ntriples,
-    _terms,
-    open_binary,
-    rdf_format,
-    syntax_error,
-    take,
-)
+from kg.query.sources import Bindings, Source, bound_terms, syntax_error, take
 from kg.query.sparql_text import inject_candidates, inject_values, query_form
 from kg.query.terms import Term
+from kg.rdf.io import load_file, open_read_only
 
 if TYPE_CHECKING:
     from kg.query.bind import Hints
-    from kg.query.ranks import RankIndex
 
 __all__ = ["OxigraphSource"]
 
@@ -49,8 +43,6 @@ class OxigraphSource(Source):
     max_candidates = 20_000
 
     def __init__(self, store: ox.Store, description: str, ranks: RankIndex | None = None):
-        from kg.query.labels import data_graphs, has_label_index
-
         self.store = store
         self.description = description
         self.indexed = has_label_index(store)
@@ -63,9 +55,6 @@ class OxigraphSource(Source):
     @classmethod
     def open_dir(cls, path: Path) -> OxigraphSource:
         """The store in folder `path` (made by `kg load --store` or `kg build --store`)."""
-        from kg.query.ranks import RANK_FILE, RankIndex
-        from kg.query.store import open_read_only
-
         source = cls(open_read_only(path), f"{path} (Oxigraph store)", RankIndex.open(path))
         if source.ranks is None and (path / RANK_FILE).is_file():
             source.indexed = False  # another tool wrote to the store: its label index is old
@@ -74,21 +63,12 @@ class OxigraphSource(Source):
     @classmethod
     def from_file(cls, path: Path) -> OxigraphSource:
         """A fresh in-memory store holding the graph file `path`, with its indexes."""
-        from kg.query.labels import build_label_index, data_graphs
-        from kg.query.ranks import RankIndex
-
         store = ox.Store()
-        ox_format, rdflib_format, _ = rdf_format(path)
-        with open_binary(path) as data:
-            try:
-                if ox_format is None:
-                    store.load(_rdflib_to_ntriples(data, rdflib_format), ox.RdfFormat.N_TRIPLES)
-                else:
-                    store.load(data, ox_format)
-            except SyntaxError as exc:
-                raise InputError(f"not valid RDF: {exc}", source=str(path)) from exc
+        load_file(store, path)
         build_label_index(store)
-        ranks = RankIndex.build(store, data_graphs(store))
+        ranks = RankIndex.build(
+            store, data_graphs(store), paper_properties=ranked_paper_properties()
+        )
         return cls(store, f"{path} (Oxigraph, in memory)", ranks)
 
     def query(
@@ -101,7 +81,7 @@ class OxigraphSource(Source):
     ) -> QueryResult:
         form = query_form(sparql)
         check_query(sparql)  # never SERVICE or FROM; and nothing runs before this check
-        terms = _terms(bindings)
+        terms = bound_terms(bindings)
         candidates = self._candidates(terms, hints) if hints is not None else {}
         ranked = hints.ranked if hints is not None else None
         usable = ranked is not None and self.ranks is not None and self.ranks.usable[ranked.order]
@@ -115,8 +95,6 @@ class OxigraphSource(Source):
 
     def _candidates(self, terms: Mapping[str, Term], hints: Hints) -> dict[str, list[str]]:
         """Variable -> the terms it may take, from the indexes (only variables they cover)."""
-        from kg.query.labels import candidates
-
         found: dict[str, list[str]] = {}
         if self.indexed:
             for variable, label in hints.labels.items():

@@ -126,12 +126,12 @@ class RankIndex:
         graphs: Graphs,
         path: Path | str = ":memory:",
         *,
-        paper_properties: Iterable[str] | None = None,
+        paper_properties: Iterable[str] = (),
     ) -> RankIndex:
         """Index the concepts and papers of `store` (its `graphs` as the default graph) into
         SQLite at `path` (replaced if it exists; in memory by default). Papers are indexed
-        with the `paper_properties` they have (default: those the named queries' `@ranked`
-        tags name)."""
+        with the `paper_properties` they have (those the named queries' `@ranked` tags name:
+        `kg.query.named.ranked_paper_properties()`)."""
         if path != ":memory:":
             Path(path).unlink(missing_ok=True)
         db = sqlite3.connect(str(path), check_same_thread=False)
@@ -154,9 +154,7 @@ class RankIndex:
         db.execute(
             "INSERT INTO meta VALUES ('one_key_per_concept', ?)", ("0" if repeated else "1",)
         )
-        properties = sorted(
-            _ranked_paper_properties() if paper_properties is None else paper_properties
-        )
+        properties = sorted(paper_properties)
         papers, repeated = _order(store, graphs, _paper_query(properties))
         db.executemany("INSERT INTO paper VALUES (?, ?)", ((r, p) for p, r in papers.items()))
         db.executemany(
@@ -281,16 +279,6 @@ SELECT ?paper WHERE {{
 }}
 ORDER BY {PAPER_ORDER} ?paper
 """
-
-
-def _ranked_paper_properties() -> set[str]:
-    from kg.query import named as queries
-
-    return {
-        q.ranked.role
-        for q in queries.all_queries()
-        if q.ranked is not None and q.ranked.order == "papers" and q.ranked.role
-    }
 
 
 def _linked(

@@ -22,10 +22,11 @@ from typing import IO, TYPE_CHECKING, Any
 
 import pyoxigraph as ox
 
-from kg.errors import InputError, QueryError, StoreError
+from kg.errors import QueryError, StoreError
 from kg.query.result import QueryResult
-from kg.query.sources import Bindings, Source, _terms, bind_values, take
+from kg.query.sources import Bindings, Source, bind_values, bound_terms, take
 from kg.query.sparql_text import query_form
+from kg.rdf.io import parse_file, quads
 
 if TYPE_CHECKING:
     from kg.query.bind import Hints
@@ -74,7 +75,7 @@ class EndpointSource(Source):
         hints: Hints | None = None,
     ) -> QueryResult:
         form = query_form(sparql)
-        terms = _terms(bindings)
+        terms = bound_terms(bindings)
         text = bind_values(sparql, terms) if terms else sparql
         graph = form in ("CONSTRUCT", "DESCRIBE")
         accept = (
@@ -215,8 +216,6 @@ def _write_ntriples(
     replace: bool,
 ) -> int:
     """Write the request body, streaming; return the number of triples in it."""
-    from kg.query.store import _quads
-
     if protocol is Protocol.UPDATE:
         target = f"GRAPH <{graph}>" if graph else "DEFAULT"
         if replace:
@@ -226,33 +225,17 @@ def _write_ntriples(
             out.write(f"GRAPH <{graph}> {{\n".encode())
     count = 0
 
-    def counted(quads: Iterable[Any]) -> Iterable[ox.Triple]:
+    def counted(items: Iterable[ox.Quad]) -> Iterable[ox.Triple]:
         nonlocal count
-        for quad in quads:
+        for quad in items:
             count += 1
             yield ox.Triple(quad.subject, quad.predicate, quad.object)
 
     if isinstance(data, str | Path):
-        _stream_file(
-            Path(data), lambda quads: ox.serialize(counted(quads), out, ox.RdfFormat.N_TRIPLES)
-        )
+        read = parse_file(data, nothing="nothing sent")
+        ox.serialize(counted(read), out, ox.RdfFormat.N_TRIPLES)
     else:
-        ox.serialize(counted(_quads(data)), out, ox.RdfFormat.N_TRIPLES)
+        ox.serialize(counted(quads(data)), out, ox.RdfFormat.N_TRIPLES)
     if protocol is Protocol.UPDATE:
         out.write(b"}\n}\n" if graph else b"}\n")
     return count
-
-
-def _stream_file(path: Path, consume: Any) -> None:
-    """Parse a graph file with pyoxigraph (rdflib for formats it lacks) and hand on its quads."""
-    from kg.query.sources import _rdflib_to_ntriples, open_binary, rdf_format
-
-    ox_format, rdflib_format, _ = rdf_format(path)
-    with open_binary(path) as data:
-        try:
-            if ox_format is None:
-                consume(ox.parse(_rdflib_to_ntriples(data, rdflib_format), ox.RdfFormat.N_TRIPLES))
-            else:
-                consume(ox.parse(data, ox_format))
-        except SyntaxError as exc:
-            raise InputError(f"not valid RDF, nothing sent: {exc}", source=str(path)) from exc

@@ -10,17 +10,14 @@ every engine.
 
 from __future__ import annotations
 
-import gzip
 import itertools
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-import pyoxigraph as ox
-
-from kg.errors import InputError, KGError, QueryError
+from kg.errors import KGError, QueryError
 from kg.query.result import QueryResult
 from kg.query.safety import check_query, located, lock_down_rdflib, parse_error
 from kg.query.sparql_text import (
@@ -29,57 +26,14 @@ from kg.query.sparql_text import (
     query_form,
     undeclared_prefix,
 )
-from kg.query.terms import Term, from_rdflib, to_rdflib, to_term, triple_from_rdflib
+from kg.query.terms import Term, to_term
+from kg.rdf.io import read_rdflib
+from kg.rdf.rdflib_io import term_from_rdflib, term_to_rdflib, triple_from_rdflib
 
 if TYPE_CHECKING:
     from kg.query.bind import Hints
 
 Bindings = Mapping[str, Any]
-
-# File suffix -> (pyoxigraph format or None, rdflib format). rdflib reads every one of them.
-RDF_SUFFIXES: dict[str, tuple[ox.RdfFormat | None, str]] = {
-    ".ttl": (ox.RdfFormat.TURTLE, "turtle"),
-    ".turtle": (ox.RdfFormat.TURTLE, "turtle"),
-    ".nt": (ox.RdfFormat.N_TRIPLES, "nt"),
-    ".ntriples": (ox.RdfFormat.N_TRIPLES, "nt"),
-    ".nq": (ox.RdfFormat.N_QUADS, "nquads"),
-    ".nquads": (ox.RdfFormat.N_QUADS, "nquads"),
-    ".trig": (ox.RdfFormat.TRIG, "trig"),
-    ".n3": (ox.RdfFormat.N3, "n3"),
-    ".rdf": (ox.RdfFormat.RDF_XML, "xml"),
-    ".owl": (ox.RdfFormat.RDF_XML, "xml"),
-    ".xml": (ox.RdfFormat.RDF_XML, "xml"),
-    ".jsonld": (ox.RdfFormat.JSON_LD, "json-ld"),
-    ".json": (ox.RdfFormat.JSON_LD, "json-ld"),
-    ".trix": (None, "trix"),
-    ".hext": (None, "hext"),
-}
-
-
-def rdf_format(path: Path) -> tuple[ox.RdfFormat | None, str, bool]:
-    """(pyoxigraph format, rdflib format, gzipped) of a graph file, from its name."""
-    name = path.name.lower()
-    gzipped = name.endswith(".gz")
-    suffix = Path(name.removesuffix(".gz")).suffix
-    if suffix not in RDF_SUFFIXES:
-        known = ", ".join(sorted(RDF_SUFFIXES))
-        raise InputError(
-            f"cannot tell the RDF format from the file name (known suffixes: {known}, "
-            "optionally + .gz)",
-            source=str(path),
-        )
-    ox_format, rdflib_format = RDF_SUFFIXES[suffix]
-    return ox_format, rdflib_format, gzipped
-
-
-def open_binary(path: Path) -> IO[bytes]:
-    """The file's bytes, decompressed when it ends in .gz."""
-    if not path.is_file():
-        raise InputError("no such graph file", source=str(path))
-    if path.name.lower().endswith(".gz"):
-        return cast(IO[bytes], gzip.open(path, "rb"))
-    return path.open("rb")
-
 
 class Source(ABC):
     """Something SPARQL queries run on. Use as a context manager or call `close()`."""
@@ -124,7 +78,8 @@ class Source(ABC):
         return f"<{type(self).__name__} {self.description}>"
 
 
-def _terms(bindings: Bindings | None) -> dict[str, Term]:
+def bound_terms(bindings: Bindings | None) -> dict[str, Term]:
+    """Binding values as pyoxigraph terms (see `kg.query.terms.to_term`)."""
     return {name: to_term(value) for name, value in (bindings or {}).items()}
 
 
@@ -161,14 +116,6 @@ def syntax_error(message: str, sparql: str) -> QueryError:
     return located(line, column, message[match.end() :], sparql)
 
 
-def _rdflib_to_ntriples(data: IO[bytes], rdflib_format: str) -> bytes:
-    import rdflib
-
-    graph = rdflib.Dataset(default_union=True)
-    graph.parse(data, format=rdflib_format)
-    return graph.serialize(format="nt", encoding="utf-8")
-
-
 class RdflibSource(Source):
     """An rdflib graph in memory: the simple choice for small graphs."""
 
@@ -179,18 +126,7 @@ class RdflibSource(Source):
     @classmethod
     def from_file(cls, path: Path) -> RdflibSource:
         """Parse the graph file `path` (any RDF format rdflib reads, optionally gzipped)."""
-        import rdflib
-
-        _, rdflib_format, _ = rdf_format(path)
-        quads = rdflib_format in ("nquads", "trig", "trix")
-        graph: Any = rdflib.Dataset(default_union=True) if quads else rdflib.Graph()
-        with open_binary(path) as data:
-            try:
-                graph.parse(data, format=rdflib_format)
-            except Exception as exc:
-                # rdflib's parsers raise types of their own (BadSyntax, SAXParseException, ...).
-                raise InputError(f"not valid RDF: {exc}", source=str(path)) from exc
-        return cls(graph, f"{path} (rdflib, in memory)")
+        return cls(read_rdflib(path), f"{path} (rdflib, in memory)")
 
     def query(
         self,
@@ -212,7 +148,8 @@ class RdflibSource(Source):
             prepared = prepareQuery(sparql)
         except Exception as exc:
             raise _rdflib_syntax_error(exc, sparql) from exc
-        init = {Variable(name): to_rdflib(term) for name, term in _terms(bindings).items()}
+        terms = bound_terms(bindings)
+        init = {Variable(name): term_to_rdflib(term) for name, term in terms.items()}
         try:
             return _rdflib_result(self.graph.query(prepared, initBindings=init), form, limit)
         except KGError:
@@ -230,7 +167,8 @@ def _rdflib_result(answer: Any, form: str, limit: int | None) -> QueryResult:
         variables = tuple(str(v) for v in answer.vars or ())
         rows, truncated = take(answer, limit)
         converted = [
-            tuple(None if term is None else from_rdflib(term) for term in row) for row in rows
+            tuple(None if term is None else term_from_rdflib(term) for term in row)
+            for row in rows
         ]
         return QueryResult(form, variables, converted, truncated=truncated)
     triples, truncated = take(answer, limit)

@@ -1,6 +1,7 @@
 """The embedded, persistent Oxigraph store: bulk loads that are all-or-nothing.
 
 A store is an Oxigraph (RocksDB) folder, so `oxigraph serve --location DIR` can serve it too.
+How a store folder is opened (read-only, recovering a swap cut short) is in `kg.rdf.io`.
 Next to the graph (in the default graph, or the named graphs of a TriG/N-Quads file) it holds a
 label index in the named graph `kg.query.labels.INDEX_GRAPH`, and the folder holds a rank index
 (`kg.query.ranks.RANK_FILE`, SQLite), both rebuilt by every load.
@@ -11,26 +12,25 @@ contents exactly as they were, and readers that have the old store open keep rea
 
 from __future__ import annotations
 
-import fcntl
 import gc
 import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pyoxigraph as ox
 
-from kg.errors import InputError, StoreError
-from kg.query.ranks import RANK_FILE
+from kg.errors import StoreError
+from kg.query.labels import build_label_index, data_graphs, index_size
+from kg.query.named import ranked_paper_properties
+from kg.query.ranks import RANK_FILE, RankIndex
+from kg.rdf.io import LOADING, is_store, load_file, locked, open_read_only, quads, recover
 
-__all__ = ["LoadReport", "is_store", "load_store", "open_read_only", "store_size"]
-
-_LOADING = ".loading-"
+__all__ = ["LoadReport", "load_store", "store_size"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,30 +52,9 @@ class LoadReport:
         )
 
 
-def is_store(path: Path) -> bool:
-    """True when `path` is an Oxigraph (RocksDB) store folder."""
-    return (path / "CURRENT").is_file() and any(path.glob("MANIFEST-*"))
-
-
 def store_size(path: Path) -> int:
     """Bytes used by the store's files."""
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
-
-
-def open_read_only(path: Path) -> ox.Store:
-    """Open the store in `path` for reading; other readers and a running load may share it."""
-    path = Path(path)
-    if not path.exists() and path.parent.is_dir():
-        with _locked(path):
-            _recover(path)
-    if not is_store(path):
-        raise StoreError(
-            f"{path} is not an Oxigraph store; create it with `kg load GRAPH --store {path}`"
-        )
-    try:
-        return ox.Store.read_only(str(path))
-    except OSError as exc:
-        raise StoreError(f"{path}: cannot open the Oxigraph store: {exc}") from exc
 
 
 def load_store(
@@ -98,10 +77,10 @@ def load_store(
             f"{store_dir} exists and is not an Oxigraph store; refusing to replace it "
             "(give an empty or new folder)"
         )
-    with _locked(store_dir):
-        _recover(store_dir)
+    with locked(store_dir):
+        recover(store_dir)
         _remove_stale(store_dir)
-        work = Path(tempfile.mkdtemp(prefix=f".{store_dir.name}{_LOADING}", dir=store_dir.parent))
+        work = Path(tempfile.mkdtemp(prefix=f".{store_dir.name}{LOADING}", dir=store_dir.parent))
         try:
             fresh = work / "store"
             if not replace and is_store(store_dir):
@@ -118,19 +97,21 @@ def load_store(
 def _bulk_load(target: Path, data: Path | str | Iterable[Any]) -> int:
     """Load into the store at `target`, then (re)build its label and rank indexes; returns the
     number of data triples (the index not counted)."""
-    from kg.query.labels import build_label_index, data_graphs, index_size
-    from kg.query.ranks import RankIndex
-
     store = ox.Store(str(target))
     try:
         if isinstance(data, str | Path):
-            _bulk_load_file(store, Path(data))
+            load_file(store, data, bulk=True)
         else:
-            store.bulk_extend(_quads(data))
+            store.bulk_extend(quads(data))
         build_label_index(store)  # a replace starts empty; an append keeps the old keys
         store.flush()
         triples = len(store) - index_size(store)
-        ranks = RankIndex.build(store, data_graphs(store), target / RANK_FILE)
+        ranks = RankIndex.build(
+            store,
+            data_graphs(store),
+            target / RANK_FILE,
+            paper_properties=ranked_paper_properties(),
+        )
     except OSError as exc:
         raise StoreError(f"{target}: bulk load failed: {exc}") from exc
     finally:
@@ -141,35 +122,6 @@ def _bulk_load(target: Path, data: Path | str | Iterable[Any]) -> int:
     return triples
 
 
-def _bulk_load_file(store: ox.Store, path: Path) -> None:
-    from kg.query.sources import _rdflib_to_ntriples, open_binary, rdf_format
-
-    ox_format, rdflib_format, gzipped = rdf_format(path)
-    with open_binary(path) as data:
-        try:
-            if ox_format is None:
-                store.bulk_load(_rdflib_to_ntriples(data, rdflib_format), ox.RdfFormat.N_TRIPLES)
-            elif gzipped:
-                store.bulk_load(data, ox_format)
-            else:
-                store.bulk_load(path=str(path), format=ox_format)
-        except SyntaxError as exc:
-            raise InputError(f"not valid RDF, nothing loaded: {exc}", source=str(path)) from exc
-
-
-def _quads(items: Iterable[Any]) -> Iterator[ox.Quad]:
-    from kg.query.terms import triple_from_rdflib
-
-    for item in items:
-        if isinstance(item, ox.Quad):
-            yield item
-        elif isinstance(item, ox.Triple):
-            yield ox.Quad(item.subject, item.predicate, item.object)
-        else:
-            triple = triple_from_rdflib(item)
-            yield ox.Quad(triple.subject, triple.predicate, triple.object)
-
-
 def _swap(fresh: Path, live: Path, old: Path) -> None:
     """Put `fresh` at `live`; the previous store goes to `old` (deleted with the work dir)."""
     if live.exists():
@@ -177,34 +129,7 @@ def _swap(fresh: Path, live: Path, old: Path) -> None:
     os.rename(fresh, live)
 
 
-def _recover(store_dir: Path) -> None:
-    """Undo a swap cut short between its two renames: put the previous store back."""
-    if store_dir.exists():
-        return
-    for old in sorted(store_dir.parent.glob(f".{store_dir.name}{_LOADING}*/old")):
-        if is_store(old):
-            os.rename(old, store_dir)
-            return
-
-
 def _remove_stale(store_dir: Path) -> None:
     """Work folders of loads that died (we hold the lock, so none is running)."""
-    for work in store_dir.parent.glob(f".{store_dir.name}{_LOADING}*"):
+    for work in store_dir.parent.glob(f".{store_dir.name}{LOADING}*"):
         shutil.rmtree(work, ignore_errors=True)
-
-
-@contextmanager
-def _locked(store_dir: Path) -> Iterator[None]:
-    """One load at a time per store (an advisory lock file next to the store)."""
-    lock_path = store_dir.parent / f".{store_dir.name}.lock"
-    with lock_path.open("w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise StoreError(
-                f"{store_dir}: another load is running (lock {lock_path}); wait for it"
-            ) from None
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)

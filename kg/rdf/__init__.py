@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from kg.rdf.build import build_triples
 from kg.rdf.formats import GraphFormat
-from kg.rdf.rdflib_io import load_graph, to_rdflib
+from kg.rdf.io import open_graph, read_rdflib
+from kg.rdf.rdflib_io import to_rdflib
 from kg.rdf.serialize import serialize_graph, write_graph
 
 __all__ = [
     "GraphFormat",
     "build_triples",
-    "load_graph",
+    "open_graph",
+    "read_rdflib",
     "serialize_graph",
     "to_rdflib",
     "write_graph",

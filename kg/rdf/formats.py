@@ -10,15 +10,13 @@ True
 
 from __future__ import annotations
 
-import gzip
 from enum import Enum
 from os import PathLike
-from pathlib import Path, PurePath
-from typing import IO, cast
 
 from pyoxigraph import RdfFormat
 
 from kg.errors import InputError
+from kg.rdf.io import format_from_name
 
 _ALIASES = {
     "ttl": "ttl",
@@ -68,20 +66,17 @@ class GraphFormat(Enum):
     @classmethod
     def from_path(cls, path: str | PathLike[str]) -> GraphFormat:
         """The format of a file name by its extension (a trailing `.gz` is ignored)."""
-        suffixes = [s.lower() for s in PurePath(path).suffixes]
-        if suffixes and suffixes[-1] == ".gz":
-            suffixes.pop()
-        ext = suffixes[-1].lstrip(".") if suffixes else ""
-        value = _ALIASES.get(ext)
-        if value is None:
+        found = format_from_name(path)
+        if found is None or found.name not in _WRITTEN:
             raise InputError(
-                f"cannot tell the graph format from the extension {ext!r}; "
-                "name the file .ttl, .nt or .jsonld (optionally .gz) or pass --format",
+                "cannot tell the graph format from the file name; "
+                "name it .ttl, .nt or .jsonld (optionally .gz) or pass --format",
                 source=str(path),
             )
-        return cls(value)
+        return cls(found.name)
 
 
+_WRITTEN = {f.value for f in GraphFormat}
 _RDF_FORMAT = {
     GraphFormat.TURTLE: RdfFormat.TURTLE,
     GraphFormat.NTRIPLES: RdfFormat.N_TRIPLES,
@@ -92,10 +87,3 @@ _RDFLIB_FORMAT = {
     GraphFormat.NTRIPLES: "nt",
     GraphFormat.JSONLD: "json-ld",
 }
-
-
-def open_maybe_gzipped(path: Path) -> IO[bytes]:
-    """Open a file for binary reading, decompressing it when its name ends in `.gz`."""
-    if path.suffix.lower() == ".gz":
-        return cast(IO[bytes], gzip.open(path, "rb"))
-    return path.open("rb")

@@ -17,14 +17,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from itertools import islice
 from os import PathLike
-from pathlib import Path
 
-from pyoxigraph import Literal, NamedNode, QuerySolutions, RdfFormat, Store, Triple
+from pyoxigraph import Literal, NamedNode, QuerySolutions, Store, Triple
 
-from kg.errors import InputError
 from kg.namespaces import PREFIXES
-from kg.rdf.formats import GraphFormat, open_maybe_gzipped
-from kg.rdf.serialize import serialize_graph
+from kg.rdf.io import open_graph
 from kg.types import ConceptType, Role
 
 _TYPES = ", ".join(f"kg:{t.value}" for t in ConceptType)
@@ -81,7 +78,7 @@ class GraphStats:
 
 def graph_stats(graph: Store | str | PathLike[str] | Iterable[Triple], top: int = 10) -> GraphStats:
     """Count a graph given as a store, an RDF file (any format, `.gz` too) or triples."""
-    store = graph if isinstance(graph, Store) else _to_store(graph)
+    store = open_graph(graph)
 
     def rows(name: str) -> QuerySolutions:
         result = store.query(_QUERIES[name], prefixes=PREFIXES, use_default_graph_as_union=True)
@@ -117,29 +114,6 @@ def graph_stats(graph: Store | str | PathLike[str] | Iterable[Triple], top: int 
         evidence=count("evidence"),
         top_concepts=top_concepts,
     )
-
-
-def load_store(path: str | PathLike[str]) -> Store:
-    """An in-memory pyoxigraph store of an RDF file; the format comes from the extension."""
-    source = Path(path)
-    gzipped = source.suffix.lower() == ".gz"
-    ext = (source.with_suffix("") if gzipped else source).suffix.lstrip(".").lower()
-    fmt = RdfFormat.from_extension(ext) if ext else None
-    if fmt is None:
-        raise InputError(
-            f"unknown RDF extension {ext!r}; name it .ttl, .nt, .jsonld, .nq, .trig, .rdf "
-            "or .n3 (optionally .gz)",
-            source=str(source),
-        )
-    if not source.is_file():
-        raise InputError("no such file", source=str(source))
-    store = Store()
-    try:
-        with open_maybe_gzipped(source) as stream:
-            store.load(stream, format=fmt)
-    except (SyntaxError, OSError) as exc:
-        raise InputError(f"cannot read it as {fmt.name}: {exc}", source=str(source)) from exc
-    return store
 
 
 def format_stats(stats: GraphStats) -> str:
@@ -178,14 +152,6 @@ def _cell(label: str, width: int = 48) -> str:
     """A label fit for one table cell: whitespace collapsed, long labels shortened."""
     text = _SPACE.sub(" ", label).strip()
     return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _to_store(graph: str | PathLike[str] | Iterable[Triple]) -> Store:
-    if isinstance(graph, str | PathLike):
-        return load_store(graph)
-    store = Store()
-    store.load(serialize_graph(graph, GraphFormat.NTRIPLES), format=RdfFormat.N_TRIPLES)
-    return store
 
 
 def _value(term: object) -> str:

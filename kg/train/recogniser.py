@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kg import __version__
 from kg.errors import InputError, ModelError
 from kg.eval.corpora import read_scierc, read_tdmsci
 from kg.eval.ner import EntityReport, evaluate_entities
@@ -209,8 +210,6 @@ def _clean_meta(model_dir: Path) -> None:
     """Name the pipeline and drop the temporary corpus paths from its saved config, so that
     the same training gives the same files."""
     from confection import Config
-
-    from kg import __version__
 
     config_path = model_dir / "config.cfg"
     config = Config().from_disk(config_path, interpolate=False)
