@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner, Result
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -158,3 +159,13 @@ def http(
 def http_request() -> Callable[..., tuple[int, dict[str, str], bytes]]:
     """`http(url, method=, data=, headers=)` for tests (conftest is no importable module)."""
     return http
+@pytest.fixture
+def kg() -> Callable[..., Result]:
+    """Run the `kg` command line in-process: `kg("stats", path)` -> click's `Result`
+    (`exit_code`, `stdout`, `stderr`); arguments may be paths."""
+    from kg.cli import main
+
+    def run(*args: str | Path) -> Result:
+        return CliRunner().invoke(main, [str(a) for a in args], prog_name="kg")
+
+    return run

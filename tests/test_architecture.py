@@ -31,14 +31,6 @@ LAZY_OK = {
     "kg/server/handler.py",
     "kg/server/page.py",
     "kg/server/workers.py",
-    # Thinned next (issue 10): commands import their library at the top.
-    "kg/cli/__init__.py",
-    "kg/cli/build_cmd.py",
-    "kg/cli/eval_cmd.py",
-    "kg/cli/query_cmd.py",
-    "kg/cli/stats_cmd.py",
-    "kg/cli/train_cmd.py",
-    "kg/cli/viz_cmd.py",
 }
 
 

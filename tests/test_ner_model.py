@@ -120,11 +120,6 @@ def test_kg_train_reports_bad_input_cleanly(tmp_path: Path) -> None:
     assert "bad_span_scierc.json, record 1" in result.output
 
 
-def test_kg_train_has_help() -> None:
-    result = CliRunner().invoke(main, ["train", "--help"])
-    assert result.exit_code == 0 and "--vectors" in result.output
-
-
 def test_ner_variant_trains_and_tags(tmp_path: Path) -> None:
     options = TrainOptions(
         component="ner", limit=2, max_steps=4, eval_frequency=2, width=32, depth=1

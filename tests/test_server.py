@@ -485,32 +485,3 @@ def test_graph_view_draws_offline_under_the_page_policy(server: Server, page) ->
     page.wait_for_selector("canvas", timeout=60_000)
     assert "LQCA" in page.content() or "Attention" in page.content()
     _only_local(page, server)
-
-
-def test_graph_answers_404_while_the_browser_view_is_missing(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    """An in-process server with a stand-in worker pool and a `viz` without render_html."""
-    import threading
-    import types
-
-    from kg.server import ServerConfig
-    from kg.server.handler import SparqlServer
-    from kg.server.workers import text_reply
-
-    class Pool:
-        description = "stand-in"
-
-        def run(self, task: object) -> object:
-            return text_reply(200, "ran")
-
-    monkeypatch.setitem(sys.modules, "viz", types.ModuleType("viz"))
-    httpd = SparqlServer(("127.0.0.1", 0), Pool(), ServerConfig(source="x"), b"page")  # type: ignore[arg-type]
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    try:
-        base = f"http://127.0.0.1:{httpd.server_address[1]}"
-        status, _, body = fetch(base + "/graph")
-        assert status == 404 and b"browser view is not available" in body
-        assert fetch(base + "/")[2] == b"page"
-    finally:
-        httpd.shutdown()
-        httpd.server_close()

@@ -102,7 +102,3 @@ def test_errors_name_the_file_and_exit_2(
     assert message in err and err.count("\n") == 1
 
 
-def test_every_option_has_help() -> None:
-    command = main.commands["stats"]
-    assert command.help
-    assert all(p.help for p in command.params if p.param_type_name == "option")

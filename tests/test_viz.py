@@ -276,9 +276,3 @@ def test_cli_errors_are_clean(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--param takes NAME=VALUE" in result.output
 
 
-def test_cli_has_help_for_every_option() -> None:
-    command = main.commands["viz"]
-    assert command.help
-    for param in command.params:
-        if param.param_type_name == "option":
-            assert param.help, param.name  # type: ignore[attr-defined]

@@ -1,19 +1,70 @@
 """The `kg` command line: a thin layer over the library API.
 
-Each command lives in its own module, opens its inputs, calls one library function and turns
-`KGError`s into a clean message and exit code. Heavy imports happen inside the commands.
+Each command lives in its own module (listed in `COMMANDS`, imported when the command runs), opens
+its inputs, calls one library function and prints the result. Errors have one boundary, here:
+a `KGError` from any command, or from the parsing of its options, is printed as
+`kg <command>: error: <message>` and the command exits with the error's `exit_code`.
+A new command: a module `kg/cli/<name>_cmd.py` defining a `click.command`, and a line in
+`COMMANDS`.
 """
 
 from __future__ import annotations
 
+import importlib
 import logging
+from typing import Any
 
 import click
 
 from kg import __version__
+from kg.errors import InputError, KGError
+
+#: Command name -> "module:attribute" of its click command.
+COMMANDS = {
+    "analyze": "kg.cli.analyze_cmd:analyze_command",
+    "build": "kg.cli.build_cmd:build",
+    "eval": "kg.cli.eval_cmd:eval_group",
+    "load": "kg.cli.load_cmd:load_command",
+    "queries": "kg.cli.query_cmd:queries_command",
+    "query": "kg.cli.query_cmd:query_command",
+    "serve": "kg.cli.serve_cmd:serve_command",
+    "stats": "kg.cli.stats_cmd:stats_command",
+    "train": "kg.cli.train_cmd:train_command",
+    "viz": "kg.cli.viz_cmd:viz_command",
+}
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Group(click.Group):
+    """A click group whose commands load on first use and whose `KGError`s end cleanly."""
+
+    def __init__(self, *args: Any, lazy: dict[str, str] | None = None, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.lazy = dict(lazy or {})
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in self.lazy:
+            module, _, attr = self.lazy[cmd_name].partition(":")
+            command = getattr(importlib.import_module(module), attr)
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except KGError as exc:
+            path = " ".join(p for p in (ctx.command_path, ctx.invoked_subcommand) if p)
+            click.echo(f"{path}: error: {exc}", err=True)
+            ctx.exit(exc.exit_code)
+
+
+@click.group(
+    cls=Group,
+    lazy=COMMANDS,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
 @click.version_option(__version__, prog_name="kg")
 @click.option("-v", "--verbose", is_flag=True, help="Also log progress details (INFO).")
 @click.option("-q", "--quiet", is_flag=True, help="Log errors only (no warnings).")
@@ -35,8 +86,26 @@ def _log_to_stderr(level: int) -> None:
         logger.addHandler(handler)
 
 
-def _register() -> None:
-    from kg.cli import commands  # noqa: F401  (each module adds its commands to `main`)
+def _split_params(
+    ctx: click.Context, param: click.Parameter, pairs: tuple[str, ...]
+) -> dict[str, str]:
+    values: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise InputError(f"--param takes NAME=VALUE, got {pair!r}")
+        values[name.strip()] = value
+    return values
 
 
-_register()
+def param_option(help: str) -> Any:
+    """The `-p/--param NAME=VALUE` option (repeatable), given to the command as a dict."""
+    return click.option(
+        "-p",
+        "--param",
+        "params",
+        multiple=True,
+        metavar="NAME=VALUE",
+        callback=_split_params,
+        help=help,
+    )

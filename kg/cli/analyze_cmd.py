@@ -7,12 +7,12 @@ from pathlib import Path
 
 import click
 
-from kg.cli import main
-from kg.errors import KGError, QueryError
+from kg.analyze import AnalyzeConfig, analyze_file, analyze_store
+from kg.errors import QueryError
 from kg.namespaces import DEFAULT_BASE
 
 
-@main.command("analyze")
+@click.command("analyze")
 @click.argument("graph", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--store", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Analyse the Oxigraph store in this folder instead of a graph file.")
@@ -41,21 +41,15 @@ def analyze_command(graph: Path | None, store: Path | None, output: Path | None,
       kg analyze out/graph.ttl -o out/analysed.ttl
       kg analyze --store out/graph.db
     """
-    from kg.analyze import AnalyzeConfig, analyze_file, analyze_store
-
-    try:
-        if (graph is None) == (store is None):
-            raise QueryError("give exactly one of GRAPH and --store DIR")
-        config = AnalyzeConfig(min_papers=min_papers, seed=seed, similar_papers=similar,
-                               related_concepts=related)
-        if store is not None:
-            if output is not None:
-                raise QueryError("-o applies to a graph file; a store is analysed in place")
-            report = analyze_store(store, config=config, base=base)
-        else:
-            assert graph is not None
-            report = analyze_file(graph, output, config=config, base=base)
-    except KGError as exc:
-        click.echo(f"kg analyze: {exc}", err=True)
-        raise SystemExit(exc.exit_code) from exc
+    if (graph is None) == (store is None):
+        raise QueryError("give exactly one of GRAPH and --store DIR")
+    config = AnalyzeConfig(min_papers=min_papers, seed=seed, similar_papers=similar,
+                           related_concepts=related)
+    if store is not None:
+        if output is not None:
+            raise QueryError("-o applies to a graph file; a store is analysed in place")
+        report = analyze_store(store, config=config, base=base)
+    else:
+        assert graph is not None
+        report = analyze_file(graph, output, config=config, base=base)
     click.echo(report.format())

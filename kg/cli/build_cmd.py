@@ -8,8 +8,7 @@ from pathlib import Path
 
 import click
 
-from kg.cli import main
-from kg.errors import KGError
+from kg.build import run_build
 from kg.ingest.limits import DEFAULT_LIMITS, MIB, ReadLimits
 from kg.ingest.sources import Format
 from kg.namespaces import DEFAULT_BASE
@@ -45,7 +44,7 @@ def _stage_printer(enabled: bool) -> Callable[[str, float, str], None] | None:
     return report
 
 
-@main.command()
+@click.command()
 @click.argument("inputs", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("-o", "--output", type=click.Path(path_type=Path), default=Path("out/graph.ttl"),
               show_default=True, help="Graph file to write.")
@@ -87,17 +86,11 @@ def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, st
     or `-` (standard input). Formats: text, JSON/JSON Lines (OpenAlex, Semantic Scholar, arXiv
     snapshot, OpenReview, CSL-JSON, paper lists), CSV/TSV (Zotero), BibTeX, RIS, arXiv Atom,
     PubMed .nbib; gzipped too."""
-    from kg.build import run_build
-
     limits = ReadLimits(max_field_chars=max_field_chars,
                         max_record_bytes=int(max_record_mb * MIB),
                         max_document_bytes=int(max_document_mb * MIB))
-    try:
-        summary = run_build(inputs, output, fmt=fmt, base=base, strict=strict, store=store,
-                            html=html, n_process=processes, input_format=input_format,
-                            limits=limits, on_stage=_stage_printer(progress), analyze=analyze,
-                            progress=_progress_factory(progress and sys.stderr.isatty()))
-    except KGError as exc:
-        click.echo(f"kg build: {exc}", err=True)
-        raise SystemExit(exc.exit_code) from exc
+    summary = run_build(inputs, output, fmt=fmt, base=base, strict=strict, store=store,
+                        html=html, n_process=processes, input_format=input_format,
+                        limits=limits, on_stage=_stage_printer(progress), analyze=analyze,
+                        progress=_progress_factory(progress and sys.stderr.isatty()))
     click.echo(summary.format())

@@ -6,11 +6,10 @@ from pathlib import Path
 
 import click
 
-from kg.cli import main
-from kg.errors import KGError
+from kg.rdf.stats import format_stats, graph_stats
 
 
-@main.command("stats")
+@click.command("stats")
 @click.argument("graph", type=click.Path(path_type=Path, dir_okay=False))
 @click.option(
     "--top",
@@ -23,13 +22,6 @@ def stats_command(graph: Path, top: int) -> None:
     """Count papers, concepts by type, links by role and evidence in GRAPH.
 
     GRAPH is an RDF file written by `kg build` (.ttl, .nt, .jsonld or any format pyoxigraph
-    reads, optionally .gz); the format comes from the extension.
+    reads, optionally .gz); the format comes from the extension, else from the content.
     """
-    from kg.rdf.stats import format_stats, graph_stats
-
-    try:
-        summary = graph_stats(graph, top=top)
-    except KGError as exc:
-        click.echo(str(exc), err=True)
-        raise SystemExit(exc.exit_code) from exc
-    click.echo(format_stats(summary), nl=False)
+    click.echo(format_stats(graph_stats(graph, top=top)), nl=False)

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
-from kg.cli import main
+from kg.extract.recogniser import MODEL_DIR
+from kg.train.recogniser import TrainOptions, train_model
 
 _DATA = Path("..") / "shared" / "data"
 
 
-@main.command("train")
+@click.command("train")
 @click.option(
     "--train",
     "train_path",
@@ -87,12 +89,6 @@ def train_command(
     limit: int,
 ) -> None:
     """Train the entity pipeline on SciERC and print its SciERC dev scores."""
-    from dataclasses import replace
-
-    from kg.errors import KGError
-    from kg.extract.recogniser import MODEL_DIR
-    from kg.train.recogniser import TrainOptions, train_model
-
     options = TrainOptions(
         vectors=vectors, tdmsci=tdmsci, init_tok2vec=init_tok2vec, seed=seed, limit=limit
     )
@@ -103,11 +99,7 @@ def train_command(
         "max_steps": steps,
     }
     options = replace(options, **{k: v for k, v in given.items() if v is not None})
-    try:
-        result = train_model(train_path, dev_path, output or MODEL_DIR, options)
-    except KGError as exc:
-        click.echo(str(exc), err=True)
-        raise SystemExit(exc.exit_code) from exc
+    result = train_model(train_path, dev_path, output or MODEL_DIR, options)
     click.echo(result.dev.table())
     click.echo(
         f"pipeline: {result.model_dir} ({result.size_bytes / 2**20:.1f} MB, "

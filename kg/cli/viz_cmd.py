@@ -6,21 +6,11 @@ from pathlib import Path
 
 import click
 
-from kg.cli import main
-from kg.errors import InputError, KGError
+from kg.cli import param_option
+from viz import build_page
 
 
-def _params(pairs: tuple[str, ...]) -> dict[str, str]:
-    values: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise InputError(f"--param takes NAME=VALUE, got {pair!r}")
-        values[name.strip()] = value
-    return values
-
-
-@main.command("viz")
+@click.command("viz")
 @click.argument("source")
 @click.option(
     "-o",
@@ -66,14 +56,7 @@ def _params(pairs: tuple[str, ...]) -> dict[str, str]:
     help="Draw the papers and concepts this named query returns (see `kg queries`); implies "
     "--view query.",
 )
-@click.option(
-    "-p",
-    "--param",
-    "params",
-    multiple=True,
-    metavar="NAME=VALUE",
-    help="A parameter of --query (repeatable), e.g. --param concept='diffusion model'.",
-)
+@param_option("A parameter of --query (repeatable), e.g. --param concept='diffusion model'.")
 @click.option(
     "--physics/--no-physics",
     default=None,
@@ -89,7 +72,7 @@ def viz_command(
     focus: str | None,
     hops: int,
     query_name: str | None,
-    params: tuple[str, ...],
+    params: dict[str, str],
     physics: bool | None,
 ) -> None:
     """Write an interactive HTML page of a graph that works offline (no network at all).
@@ -103,22 +86,8 @@ def viz_command(
       kg viz graph.ttl --query papers-using --param concept=LLM -o llm.html
       kg viz graph.ttl --view map -o map.html
     """
-    from viz import build_page
-
-    try:
-        page = build_page(
-            source,
-            view=view,
-            max_nodes=max_nodes,
-            focus=focus,
-            hops=hops,
-            query=query_name,
-            params=_params(params),
-            physics=physics,
-        )
-    except KGError as exc:
-        click.echo(f"error: {exc}", err=True)
-        raise SystemExit(exc.exit_code) from exc
+    page = build_page(source, view=view, max_nodes=max_nodes, focus=focus, hops=hops,
+                      query=query_name, params=params, physics=physics)
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text(page.html, encoding="utf-8")
     size = output.stat().st_size

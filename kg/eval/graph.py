@@ -297,6 +297,12 @@ def predictions_from_graph(
     return abstracts, preds
 
 
+def evaluate_graph(graph: str | Path, gold: str | Path) -> Report:
+    """Score the graph file `graph` against the paper -> concept gold file `gold`."""
+    abstracts, predictions = predictions_from_graph(graph)
+    return evaluate(load_gold(gold), abstracts, predictions)
+
+
 def is_paper_gold(path: str | Path) -> bool:
     """True for a paper -> concept gold file (JSON object with "papers")."""
     try:

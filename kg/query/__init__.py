@@ -7,7 +7,8 @@ The API the CLI, the server and the browser view use:
   `source.select(sparql, bindings) -> list[dict[str, term]]` for SELECT.
   Result terms are pyoxigraph terms (`.value`; literals also `.datatype`, `.language`).
 - `run_named(source, name, params)` runs a named query (see `queries`) with string parameter
-  values (`{"concept": "diffusion model"}`), checked and converted by the query's header.
+  values (`{"concept": "diffusion model"}`), checked and converted by the query's header;
+  `run_sparql(source, text, params)` runs SPARQL written by hand the same way.
 
 >>> from pathlib import Path
 
@@ -21,6 +22,7 @@ import pyoxigraph as ox
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -28,7 +30,7 @@ import pyoxigraph as ox
 
 from kg.errors import InputError, QueryError
 from kg.query import named as named_queries
-from kg.query.bind import hints, resolve
+from kg.query.bind import hints, parse_iri, resolve
 from kg.query.formats import ResultFormat, default_format, serialize
 from kg.query.oxigraph_source import OxigraphSource
 from kg.query.remote import EndpointSource
@@ -43,12 +45,15 @@ __all__ = [
     "Source",
     "Term",
     "default_format",
+    "is_query_name",
     "open_source",
     "run_named",
+    "run_sparql",
     "serialize",
     "to_term",
 ]
 
+_NAME = re.compile(r"[a-z][a-z0-9-]*")
 # Above this file size `engine="auto"` loads a graph file into Oxigraph in memory instead of
 # rdflib: rdflib takes minutes and gigabytes for a few million triples (docs/QUERIES.md).
 RDFLIB_MAX_BYTES = 20_000_000
@@ -90,6 +95,27 @@ def open_source(
     if engine == "oxigraph" or (engine == "auto" and path.stat().st_size > RDFLIB_MAX_BYTES):
         return OxigraphSource.from_file(path)
     return RdflibSource.from_file(path)
+
+
+def is_query_name(text: str) -> bool:
+    """True when `text` looks like the name of a named query rather than SPARQL."""
+    return _NAME.fullmatch(text.strip()) is not None
+
+
+def run_sparql(
+    source: Source,
+    sparql: str,
+    params: Mapping[str, str] | None = None,
+    *,
+    limit: int | None = None,
+) -> QueryResult:
+    """Run SPARQL text written by hand: each `params` entry binds ?NAME to the string VALUE,
+    or to an IRI when VALUE is written `<…>`."""
+    bindings = {
+        name: parse_iri(value, where=f"--param {name}") if value.startswith("<") else value
+        for name, value in (params or {}).items()
+    }
+    return source.query(sparql, bindings, limit=limit)
 
 
 def run_named(

@@ -168,11 +168,15 @@ def push_graph(
     `url` is the server's Graph Store endpoint for `Protocol.GSP` (Oxigraph: `/store`, Fuseki:
     `/DATASET/data`) and its update endpoint for `Protocol.UPDATE` (Oxigraph: `/update`).
     `replace=True` replaces the graph's contents, else the triples are added. One request,
-    applied atomically by the server. Raises `InputError` or `StoreError`.
+    applied atomically by the server. Raises `InputError`, `QueryError` (a bad graph name) or
+    `StoreError`.
     """
     protocol = Protocol(protocol)
     if graph is not None:
-        ox.NamedNode(graph)  # raises ValueError for a bad IRI before anything is sent
+        try:
+            ox.NamedNode(graph)  # a bad IRI fails before anything is sent
+        except ValueError as exc:
+            raise QueryError(f"graph name {graph!r} is not an IRI: {exc}") from exc
     start = time.perf_counter()
     with tempfile.TemporaryFile() as body:
         count = _write_ntriples(graph_path_or_triples, body, protocol, graph, replace)

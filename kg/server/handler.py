@@ -153,14 +153,6 @@ class SparqlHandler(BaseHTTPRequestHandler):
         self._run(Task("named", named.name, values, fmt.value, self.server.config.max_rows))
 
     def _graph(self, params: dict[str, list[str]]) -> None:
-        import viz
-
-        if getattr(viz, "render_html", None) is None:
-            return self._send(
-                text_reply(
-                    404, "the browser view is not available: viz.render_html is not there yet"
-                )
-            )
         values = tuple((k, v[-1]) for k, v in sorted(params.items()))
         # Built once per request and source, rebuilt when the graph file or store changes.
         reply = self.server.pages.get(values, lambda: self.server.pool.run(Task("graph",

@@ -1,0 +1,61 @@
+"""`kg serve`: a graph as a read-only SPARQL endpoint with a query page (`kg.server.serve`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from kg.server import ServerConfig, serve
+
+
+@click.command("serve")
+@click.argument("source", required=False)
+@click.option("--store", type=click.Path(file_okay=False, path_type=Path),
+              help="Serve the Oxigraph store in this folder (then give no SOURCE).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on; the default keeps the endpoint on this machine.")
+@click.option("--port", type=click.IntRange(0, 65535), default=7878, show_default=True,
+              help="Port to listen on (0 picks a free one and prints it).")
+@click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+              help="Seconds a query may run before it is stopped (HTTP 503).")
+@click.option("--max-rows", type=click.IntRange(min=1), default=10_000, show_default=True,
+              help="Send at most this many result rows (or triples).")
+@click.option("--max-request-bytes", type=click.IntRange(min=1024), default=1_000_000,
+              show_default=True, help="Refuse larger requests (HTTP 413).")
+@click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Query processes (each holds the graph; a timed-out one is replaced).")
+@click.option("--engine", type=click.Choice(["auto", "rdflib", "oxigraph"]), default="auto",
+              show_default=True, help="How workers hold a graph file in memory (see kg query).")
+def serve_command(
+    source: str | None,
+    store: Path | None,
+    host: str,
+    port: int,
+    timeout: float,
+    max_rows: int,
+    max_request_bytes: int,
+    workers: int,
+    engine: str,
+) -> None:
+    """Serve a graph as a read-only SPARQL 1.1 endpoint at /sparql, with a query page at /.
+
+    \b
+    SOURCE is a graph file or a store folder:
+      kg serve out/graph.ttl            # then open http://127.0.0.1:7878/
+      kg serve --store out/graph.db --port 8000 --timeout 10
+    """
+    config = ServerConfig(
+        source=source,
+        store=str(store) if store else None,
+        engine=engine,
+        timeout=timeout,
+        max_rows=max_rows,
+        max_request_bytes=max_request_bytes,
+        workers=workers,
+    )
+    try:
+        serve(config, host=host, port=port, announce=click.echo)
+    except KeyboardInterrupt:
+        sys.exit(0)
