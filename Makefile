@@ -56,7 +56,8 @@ train-decisions: install-test
 eval: install-test
 	$(BIN)/python scripts/cv_eval.py --ablation --errors
 
-## Build-speed benchmark on ../shared/data/paperlists/colm2025.json.gz (prints figures).
+## Build-speed benchmark on ../shared/data/paperlists/colm2025.json.gz: prints its figures and
+## records them in docs/PERFORMANCE.md (as every scripts/bench_*.py does; --no-doc: do not).
 bench: install-test
 	$(BIN)/python scripts/bench_build.py
 

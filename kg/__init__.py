@@ -1,7 +1,8 @@
 """paperkg: build a knowledge graph of ML research from paper abstracts.
 
-The library API mirrors the CLI: `read_papers` -> `extract` -> `canonicalise` -> `build_graph`
--> `serialize`. Nothing heavy is imported here; import the stage modules directly.
+One package per stage (docs/ARCHITECTURE.md); `kg.build.run_build` runs them in order, as
+`kg build` does. Nothing is imported here; import the stage modules directly.
 """
 
+#: The one version source: pyproject.toml reads it, the graph records it (schema:softwareVersion).
 __version__ = "0.1.0"

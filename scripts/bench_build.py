@@ -25,6 +25,7 @@ import time
 from pathlib import Path
 
 import spacy
+from perf_doc import recording
 
 from kg.build import default_processes, run_build
 from kg.extract import ExtractorConfig
@@ -64,6 +65,8 @@ def main() -> int:
     parser.add_argument("--processes", type=int, default=None,
                         help="worker processes for the build and both spaCy runs "
                         "(default: what kg build chooses for this input)")
+    parser.add_argument("--no-doc", action="store_true",
+                        help="do not record the report in docs/PERFORMANCE.md")
     args = parser.parse_args()
     texts = _texts(args.input)
     papers = sum(1 for p in read_papers([args.input]) if p.abstract)
@@ -106,4 +109,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    with recording("build", enabled="--no-doc" not in sys.argv):
+        code = main()
+    sys.exit(code)

@@ -31,6 +31,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from perf_doc import recording
+
 PAPERLISTS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "paperlists"
 KG = "https://w3id.org/paperkg/ontology#"
 SKOS = "http://www.w3.org/2004/02/skos/core#"
@@ -275,6 +277,8 @@ def main() -> None:
     )
     parser.add_argument("--no-rdflib", action="store_true", help="time Oxigraph only")
     parser.add_argument("--out", type=Path, help="also write the report here")
+    parser.add_argument("--no-doc", action="store_true",
+                        help="do not record the report in docs/PERFORMANCE.md")
     args = parser.parse_args()
     # Exit through SystemExit on SIGTERM so that the rdflib worker (a daemon) is stopped too.
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(143))
@@ -338,4 +342,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("queries", enabled="--no-doc" not in sys.argv):
+        main()

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
 
+from perf_doc import recording
 from pyoxigraph import Literal, Triple
 
 from kg.normalize import norm_key
@@ -234,6 +236,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0, help="random seed")
     parser.add_argument("--runs", type=int, default=3, help="timed runs; the best is shown")
     parser.add_argument("--stats", action="store_true", help="also time kg stats on the Turtle")
+    parser.add_argument("--no-doc", action="store_true",
+                        help="do not record the report in docs/PERFORMANCE.md")
     args = parser.parse_args()
 
     print(f"python speed: {_calibration():.3f} s for 3M loop steps (~0.15 s on an idle core)")
@@ -275,4 +279,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("rdf", enabled="--no-doc" not in sys.argv):
+        main()

@@ -28,10 +28,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from perf_doc import recording
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = [
@@ -226,6 +229,8 @@ def main() -> None:
                         help="instead, save a screenshot of GRAPH's map view")
     parser.add_argument("--select", metavar="LABEL",
                         help="select this node (as a click does) before the screenshot")
+    parser.add_argument("--no-doc", action="store_true",
+                        help="do not record the report in docs/PERFORMANCE.md")
     args = parser.parse_args()
     if args.map:
         bench_map(args.map, args.max_nodes or 2000, args.runs)
@@ -238,4 +243,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    measuring = not {"--no-doc", "--screenshot"} & set(sys.argv)
+    with recording("viz", enabled=measuring):
+        main()

@@ -1,7 +1,10 @@
-"""Shared fixtures. Tests that need `../shared` skip with a reason when it is absent."""
+"""Shared fixtures and helpers: ../shared data (tests that need it skip with a reason when it is
+absent), the browser, the `kg` command line, graph sources on every engine, loading a file
+that is not in a package."""
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import time
@@ -10,9 +13,13 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from click.testing import CliRunner, Result
+
+from kg.query import Source, open_source
+from kg.query.store import load_store
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -169,3 +176,41 @@ def kg() -> Callable[..., Result]:
         return CliRunner().invoke(main, [str(a) for a in args], prog_name="kg")
 
     return run
+
+
+def load_module(path: Path) -> ModuleType:
+    """A Python file that is not in a package (a script, a fixture builder) as a module."""
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def load_file() -> Callable[[Path], ModuleType]:
+    """`load_module` for tests (their modules cannot import conftest's functions)."""
+    return load_module
+
+
+@pytest.fixture(scope="session")
+def relations_fixture() -> ModuleType:
+    """tests/fixtures/relations_corpus.py: the hand-made corpus of relation sentences."""
+    return load_module(ROOT / "tests" / "fixtures" / "relations_corpus.py")
+
+
+@pytest.fixture(scope="session")
+def open_engine(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Callable[[Path, str], Source]:
+    """Open a graph file on an engine: "rdflib", "oxigraph-memory" or "oxigraph-store" (loaded
+    into a temporary folder)."""
+
+    def open_on(graph: Path, engine: str) -> Source:
+        if engine == "oxigraph-store":
+            store = tmp_path_factory.mktemp("store") / "graph.db"
+            load_store(store, graph)
+            return open_source(store=store)
+        return open_source(graph, engine=engine.split("-")[0])
+
+    return open_on

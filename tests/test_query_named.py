@@ -4,7 +4,9 @@ Oxigraph store: same expected rows everywhere, parameters bound safely."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -25,13 +27,8 @@ ENGINES = ["rdflib", "oxigraph-memory", "oxigraph-store"]
 
 
 @pytest.fixture(scope="module", params=ENGINES)
-def source(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Source:
-    if request.param == "oxigraph-store":
-        store = tmp_path_factory.mktemp("store") / "graph.db"
-        load_store(store, GRAPH)
-        opened = open_source(store=store)
-    else:
-        opened = open_source(GRAPH, engine=request.param.split("-")[0])
+def source(request: pytest.FixtureRequest, open_engine: Callable[[Path, str], Source]) -> Source:
+    opened = open_engine(GRAPH, request.param)
     request.addfinalizer(opened.close)
     return opened
 
@@ -226,13 +223,10 @@ def test_fixture_graph_conforms_to_the_contract_shapes() -> None:
     assert conforms, report
 
 
-def test_fixture_graph_is_what_its_script_writes() -> None:
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("query_graph", FIXTURES / "query_graph.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+def test_fixture_graph_is_what_its_script_writes(
+    load_file: Callable[[Path], ModuleType],
+) -> None:
+    module = load_file(FIXTURES / "query_graph.py")
     text = GRAPH.read_text(encoding="utf-8")
     assert text.split("\n", 1)[1] == module.build()
 

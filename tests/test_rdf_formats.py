@@ -1,9 +1,8 @@
-"""GraphFormat: names, extensions and the formats pyoxigraph and rdflib call them."""
+"""GraphFormat: the formats `kg build --format` and output file names ask for."""
 
 from __future__ import annotations
 
 import pytest
-from pyoxigraph import RdfFormat
 
 from kg.errors import InputError
 from kg.rdf import GraphFormat
@@ -41,14 +40,3 @@ def test_unknown_names_and_extensions_say_what_works() -> None:
         GraphFormat.from_name("xml")
     with pytest.raises(InputError, match=r"graph\.gz: cannot tell the graph format"):
         GraphFormat.from_path("graph.gz")
-
-
-def test_each_format_knows_its_library_names() -> None:
-    assert [f.extension for f in GraphFormat] == [".ttl", ".nt", ".jsonld"]
-    assert [f.rdf_format for f in GraphFormat] == [
-        RdfFormat.TURTLE,
-        RdfFormat.N_TRIPLES,
-        RdfFormat.JSON_LD,
-    ]
-    assert [f.rdflib_format for f in GraphFormat] == ["turtle", "nt", "json-ld"]
-    assert GraphFormat.TURTLE.media_type == "text/turtle"

@@ -13,7 +13,9 @@ import pytest
 from kg.errors import InputError
 from kg.query import open_source
 from kg.query.store import load_store
+from kg.rdf import GraphFormat, build_triples, write_graph
 from kg.rdf.io import file_format, open_graph, parse_file, sniff_format
+from kg.rdf.sample import sample_corpus
 from kg.rdf.stats import graph_stats
 from viz.load import open_store
 
@@ -75,3 +77,14 @@ def test_the_browser_view_opens_a_store_through_its_recovery_path(tmp_path: Path
     store = open_store(store_dir)
     assert store.query("ASK { ?s ?p 'kept' }")
     assert store_dir.is_dir()
+
+
+@pytest.mark.parametrize("fmt", list(GraphFormat))
+def test_what_the_build_writes_is_read_back_by_its_name(fmt: GraphFormat, tmp_path: Path) -> None:
+    """Every format `kg build` writes, gzipped or not, reads back as the same triples."""
+    triples = build_triples(sample_corpus(), include_ontology=False)
+    for name in (f"graph{fmt.extension}", f"graph{fmt.extension}.gz"):
+        path = tmp_path / name
+        write_graph(triples, path, fmt)
+        assert file_format(path).oxigraph == fmt.rdf_format
+        assert set(q.triple for q in open_graph(path)) == set(triples)

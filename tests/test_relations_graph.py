@@ -5,7 +5,6 @@ hand-made corpus of `tests/fixtures/relations_corpus.py`: no parser needed."""
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import logging
 from pathlib import Path
 from types import ModuleType
@@ -49,13 +48,8 @@ def concept(slug: str) -> URIRef:
 
 
 @pytest.fixture(scope="module")
-def fixture() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("relations_corpus",
-                                                  FIXTURES / "relations_corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def fixture(relations_fixture: ModuleType) -> ModuleType:
+    return relations_fixture
 
 
 @pytest.fixture(scope="module")

@@ -7,18 +7,17 @@ Oxigraph store, with the same expected rows (`tests/fixtures/relations_expected.
 
 from __future__ import annotations
 
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 import kg.query.named as queries
-from kg.query import open_source, run_named
+from kg.query import run_named
 from kg.query.formats import compact
 from kg.query.sources import Source
-from kg.query.store import load_store
 from kg.rdf import GraphFormat, build_triples, serialize_graph
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -31,18 +30,9 @@ RELATION_QUERIES = [
 ENGINES = ["rdflib", "oxigraph-memory", "oxigraph-store"]
 
 
-def load_fixture() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("relations_corpus",
-                                                  FIXTURES / "relations_corpus.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
-def graph_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    corpus = load_fixture().relations_corpus()
+def graph_file(tmp_path_factory: pytest.TempPathFactory, relations_fixture: ModuleType) -> Path:
+    corpus = relations_fixture.relations_corpus()
     path = tmp_path_factory.mktemp("relations") / "graph.ttl"
     path.write_bytes(serialize_graph(build_triples(corpus), GraphFormat.TURTLE))
     return path
@@ -50,13 +40,8 @@ def graph_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module", params=ENGINES)
 def source(request: pytest.FixtureRequest, graph_file: Path,
-           tmp_path_factory: pytest.TempPathFactory) -> Source:
-    if request.param == "oxigraph-store":
-        store = tmp_path_factory.mktemp("store") / "graph.db"
-        load_store(store, graph_file)
-        opened = open_source(store=store)
-    else:
-        opened = open_source(graph_file, engine=request.param.split("-")[0])
+           open_engine: Callable[[Path, str], Source]) -> Source:
+    opened = open_engine(graph_file, request.param)
     request.addfinalizer(opened.close)
     return opened
 

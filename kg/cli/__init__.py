@@ -61,6 +61,7 @@ class Group(click.Group):
 
 
 @click.group(
+    "kg",
     cls=Group,
     lazy=COMMANDS,
     context_settings={"help_option_names": ["-h", "--help"]},

@@ -48,16 +48,56 @@ from kg.types import ConceptType, RelationType
 Found = tuple[int, RelationType, int]
 """(subject anchor, relation, object anchor): indices into the anchors of one Doc."""
 
-# Words and lemmas that start a pattern, as the string ids the Doc's arrays hold.
-_WORD_IDS = frozenset(get_string_id(w) for w in (
-    "for via through by on across than over upon to with versus vs vs. against".split()
-    + list(BASED_WORDS | DERIVED_WORDS)
-))
-_LEMMA_IDS = frozenset(get_string_id(w) for w in (
-    BEAT_VERBS | USE_VERBS | HELP_VERBS | BUILD_VERBS | VARIANT_NOUNS | {"compare"}
-))
 _NOMINAL = frozenset({"NOUN", "PROPN"})
 _VERBAL = frozenset({"VERB", "AUX"})
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """A word that starts a pattern: its lowercase forms (or lemmas, for verbs and nouns), the
+    dependency labels it must carry (None: any) and the `Finder` method that runs the pattern."""
+
+    name: str
+    words: frozenset[str]
+    deps: frozenset[str] | None
+    pattern: str
+
+
+def _trigger(name: str, words: str | frozenset[str], deps: str | None, pattern: str) -> Trigger:
+    forms = frozenset(words.split()) if isinstance(words, str) else words
+    return Trigger(name, forms, frozenset(deps.split()) if deps else None, pattern)
+
+
+#: The relation triggers, in one table. Prepositions are matched on the word, at most one per
+#: token (the first row that fits); verbs on the lemma, at most one per token, and only when
+#: the token is a verb. The other patterns (purpose "to", "X-based", "based on", "a variant
+#: of") are checked on every trigger token (`Finder._dispatch`).
+PREPOSITIONS = (
+    _trigger("for", "for", "prep", "_for"),
+    _trigger("instrument", "via through by", "prep agent", "_instrument"),
+    _trigger("evaluated-on", "on across", "prep", "_on"),
+    _trigger("than", "than", None, "_than"),
+    _trigger("over", "over upon", "prep", "_over"),
+    _trigger("to-with", "to with", "prep dative", "_to_with"),
+    _trigger("versus", "versus vs vs. against", None, "_versus"),
+)
+VERBS = (
+    _trigger("outperforms", BEAT_VERBS, None, "_beat"),
+    _trigger("uses", USE_VERBS, None, "_use"),
+    _trigger("helps", HELP_VERBS, None, "_help"),
+    _trigger("compares", "compare", None, "_compare"),
+    _trigger("builds-on", BUILD_VERBS, None, "_build"),
+)
+#: Words that start the based-on patterns ("Y based on X", "X-based Y", "Y derived from X").
+BASE_WORDS = BASED_WORDS | DERIVED_WORDS
+
+# Words and lemmas that start a pattern, as the string ids the Doc's arrays hold.
+_WORD_IDS = frozenset(
+    get_string_id(w) for w in frozenset().union(*(t.words for t in PREPOSITIONS), BASE_WORDS)
+)
+_LEMMA_IDS = frozenset(
+    get_string_id(w) for w in frozenset().union(*(t.words for t in VERBS), VARIANT_NOUNS)
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,20 +229,9 @@ class Finder:
             verb = token.head
             if verb.dep_ in {"xcomp", "advcl", "acl", "relcl"} and verb.pos_ == "VERB":
                 self._purpose(verb)
-        if low == "for" and token.dep_ == "prep":
-            self._for(token)
-        elif low in {"via", "through", "by"} and token.dep_ in {"prep", "agent"}:
-            self._instrument(token)
-        elif low in {"on", "across"} and token.dep_ == "prep":
-            self._on(token)
-        elif low == "than":
-            self._than(token)
-        elif low in {"over", "upon"} and token.dep_ == "prep":
-            self._over(token)
-        elif low in {"to", "with"} and token.dep_ in {"prep", "dative"}:
-            self._to_with(token)
-        elif low in {"versus", "vs", "vs.", "against"}:
-            self._versus(token)
+        rule = _first(PREPOSITIONS, low, token.dep_)
+        if rule is not None:
+            getattr(self, rule.pattern)(token)
         if low in BASED_WORDS and token.i >= 2 and self.doc[token.i - 1].text == "-":
             self._hyphen_based(token)
         elif token.pos_ in _VERBAL:
@@ -348,28 +377,11 @@ class Finder:
         self.add(self.phrase(head), RelationType.COMPARED_WITH, others)
 
     def _verb(self, verb: Token, lemma: str) -> None:
-        if lemma in BEAT_VERBS:  # "X outperforms Y"
-            self.add(self.subject(verb), RelationType.OUTPERFORMS, self.objects(verb))
-        elif lemma in USE_VERBS:
-            self._use(verb)
-        elif lemma in HELP_VERBS and verb.tag_ != "VBN" and not any(
-            c.dep_ in {"xcomp", "ccomp"} for c in verb.children
-        ):  # "X improves Y", not "X enables Y to do Z" (Y is an agent there, not a purpose)
-            self.add(self.subject(verb), RelationType.USED_FOR, self.objects(verb))
-        elif lemma == "compare":
-            for child in verb.children:
-                if child.dep_ == "dobj":  # "we compare X and Y"
-                    first = self._own(child, 0)
-                    rest = [a for c in child.children if c.dep_ == "conj" for a in self.phrase(c)]
-                    self.add(first, RelationType.COMPARED_WITH, rest)
-        elif lemma in BUILD_VERBS and verb.dep_ not in {"acl", "amod"}:
-            for child in verb.children:
-                if lemma == "build" and child.dep_ == "prep" and child.lower_ in {"on", "upon"}:
-                    self.add(self.subject(verb), RelationType.BASED_ON, self.complement(child))
-            if lemma in {"extend", "generalize"} and verb.tag_ != "VBN":
-                self.add(self.subject(verb), RelationType.BASED_ON, self.objects(verb))
+        rule = _first(VERBS, lemma, verb.dep_)
+        if rule is not None:
+            getattr(self, rule.pattern)(verb)
         low = verb.lower_
-        if low in BASED_WORDS or low in DERIVED_WORDS:  # "Y (is) based on X", "Y, built upon X"
+        if low in BASE_WORDS:  # "Y (is) based on X", "Y, built upon X"
             preps = {"from"} if low in DERIVED_WORDS else {"on", "upon", "from"}
             for child in verb.children:
                 if child.dep_ == "prep" and child.lower_ in preps:
@@ -377,6 +389,34 @@ class Finder:
                     built = (self.phrase(verb.head) if verb.dep_ in {"acl", "amod"}
                              else self.passive_subject(verb) or self.subject(verb))
                     self.add(built, RelationType.BASED_ON, base)
+
+    def _beat(self, verb: Token) -> None:
+        """ "X outperforms Y"."""
+        self.add(self.subject(verb), RelationType.OUTPERFORMS, self.objects(verb))
+
+    def _help(self, verb: Token) -> None:
+        """ "X improves Y", not "X enables Y to do Z" (Y is an agent there, not a purpose)."""
+        if verb.tag_ != "VBN" and not any(c.dep_ in {"xcomp", "ccomp"} for c in verb.children):
+            self.add(self.subject(verb), RelationType.USED_FOR, self.objects(verb))
+
+    def _compare(self, verb: Token) -> None:
+        """ "we compare X and Y"."""
+        for child in verb.children:
+            if child.dep_ == "dobj":
+                first = self._own(child, 0)
+                rest = [a for c in child.children if c.dep_ == "conj" for a in self.phrase(c)]
+                self.add(first, RelationType.COMPARED_WITH, rest)
+
+    def _build(self, verb: Token) -> None:
+        """ "X builds on Y", "X extends Y"."""
+        lemma = verb.lemma_.lower()
+        if verb.dep_ in {"acl", "amod"}:
+            return
+        for child in verb.children:
+            if lemma == "build" and child.dep_ == "prep" and child.lower_ in {"on", "upon"}:
+                self.add(self.subject(verb), RelationType.BASED_ON, self.complement(child))
+        if lemma in {"extend", "generalize"} and verb.tag_ != "VBN":
+            self.add(self.subject(verb), RelationType.BASED_ON, self.objects(verb))
 
     def _use(self, verb: Token) -> None:
         """ "S uses O", "O is used in/by S", "Y, using X", "Y is built using X"."""
@@ -426,6 +466,14 @@ class Finder:
         else:
             return
         self.add(built, RelationType.BASED_ON, base)
+
+
+def _first(rules: Sequence[Trigger], word: str, dep: str) -> Trigger | None:
+    """The first rule `word` triggers with the dependency label `dep`."""
+    for rule in rules:
+        if word in rule.words and (rule.deps is None or dep in rule.deps):
+            return rule
+    return None
 
 
 def _verdict(word: Token, measure: str) -> int:
