@@ -20,6 +20,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kg.analyze import analyze_triples, append_triples
 from kg.canon.concepts import canonicalise
 from kg.canon.relations import canonical_relations
 from kg.errors import InputError, KGError
@@ -216,8 +217,6 @@ def run_build(
     if analyze:
         with stages.stage("analysis") as done:
             # Appended as `kg analyze` appends them, so that both write the same bytes.
-            from kg.analyze import analyze_triples, append_triples
-
             analytics = analyze_triples(triples, base=base)
             append_triples(output, analytics)
             triples = triples + analytics

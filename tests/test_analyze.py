@@ -8,7 +8,6 @@ import importlib.util
 from pathlib import Path
 from types import ModuleType
 
-import pyoxigraph as ox
 import pytest
 from click.testing import CliRunner
 
@@ -19,6 +18,7 @@ from kg.analyze.results import Analysis
 from kg.analyze.trends import bursts, concept_trend, growth
 from kg.cli import main
 from kg.rdf import build_triples, write_graph
+from kg.rdf.io import parse_file
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GRAPH = FIXTURES / "analyze_graph.ttl"
@@ -174,12 +174,7 @@ def test_a_new_analysis_replaces_the_previous_one(plain_graph: Path, tmp_path: P
 
 
 def _triples(path: Path) -> set[str]:
-    from kg.query.sources import open_binary, rdf_format
-
-    fmt, _, _ = rdf_format(path)
-    assert fmt is not None
-    with open_binary(path) as data:
-        return {str(q.triple) for q in ox.parse(data, fmt)}
+    return {str(q.triple) for q in parse_file(path)}
 
 
 def test_in_place_analysis_and_the_reader_agree(plain_graph: Path, tmp_path: Path) -> None:

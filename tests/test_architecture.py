@@ -15,14 +15,21 @@ ROOT = Path(__file__).resolve().parents[1]
 
 #: The pipeline, in the order a stage may import (docs/ARCHITECTURE.md).
 STAGES = [
-    "ingest", "vocab", "extract", "canon", "rdf", "query", "eval", "train", "viz", "server",
-    "build", "cli",
+    "ingest", "vocab", "extract", "canon", "rdf", "query", "analyze", "eval", "train", "viz",
+    "server", "build", "cli",
 ]  # fmt: skip
 #: Modules every stage may import.
 SHARED = {"kg", "kg.types", "kg.errors", "kg.namespaces", "kg.normalize"}
 #: Third-party packages confined to some stages.
 CONFINED = {"spacy": {"extract", "eval", "train"}, "thinc": {"extract", "eval", "train"},
             "pyvis": {"viz"}}  # fmt: skip
+#: Imports against the order, each with its reason (docs/ARCHITECTURE.md): keep this short.
+BACKWARD_OK = {
+    # Cross-validation trains a decision model per fold, and training the recogniser scores it
+    # with kg.eval: the clean cut moves kg/eval/cv.py into kg/train (issue 16's file, left as
+    # it landed while that work goes on).
+    ("kg/eval/cv.py", "kg.train.decisions"),
+}
 #: Files whose own-module imports may stay inside functions, and why.
 LAZY_OK = {
     # Being rewritten under issues 12 (ingest) and 13 (server): hoisted once those land.
@@ -101,6 +108,8 @@ def test_a_stage_imports_shared_modules_and_earlier_stages_only() -> None:
         for imp in imports(path):
             there = stage_of(imp.module)
             if there is None or there == here or there == "shared":
+                continue
+            if (imp.path, imp.module) in BACKWARD_OK:
                 continue
             if here == "shared" or STAGES.index(there) > STAGES.index(here):
                 wrong.append(f"{imp.path}:{imp.line}: {here} imports {imp.module} ({there})")

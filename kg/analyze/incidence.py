@@ -27,6 +27,7 @@ from typing import IO, TYPE_CHECKING
 
 from kg.errors import InputError
 from kg.namespaces import KG_IRI
+from kg.rdf.io import file_format, open_binary
 from kg.rdf.terms import KG_MENTIONS, RDF_TYPE, SCHEMA_DATE_PUBLISHED, SKOS_PREF_LABEL
 
 if TYPE_CHECKING:
@@ -139,9 +140,7 @@ def read_file(path: Path, *, marker: ox.NamedNode | None = None) -> tuple[Incide
     """
     import pyoxigraph as ox
 
-    from kg.query.sources import open_binary, rdf_format
-
-    ox_format, _, _ = rdf_format(path)
+    ox_format = file_format(path).oxigraph
     if ox_format is None:
         raise InputError("kg analyze reads Turtle, N-Triples, N-Quads, TriG, RDF/XML or "
                          "JSON-LD", source=str(path))

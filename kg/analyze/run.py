@@ -32,7 +32,9 @@ from kg.analyze.similarity import related_concepts, similar_papers
 from kg.analyze.trends import concept_trend
 from kg.errors import InputError, KGError
 from kg.namespaces import DEFAULT_BASE, PREFIXES
+from kg.query.store import load_store
 from kg.rdf.formats import GraphFormat
+from kg.rdf.io import file_format, open_binary, open_read_only
 
 log = logging.getLogger(__name__)
 
@@ -145,8 +147,6 @@ def analyze_store(
     """Analyse the graph in an Oxigraph store folder and write the analytics into it (through
     `kg.query.store.load_store`, so the store's indexes are rebuilt and a failure changes
     nothing)."""
-    from kg.query.store import load_store, open_read_only
-
     started = time.perf_counter()
     store_dir = Path(store_dir)
     live = open_read_only(store_dir)
@@ -176,9 +176,7 @@ def analyze_store(
 
 def _without_analytics(path: Path, base: str) -> Iterator[ox.Triple | ox.Quad]:
     """The triples of a graph file without those of a previous analysis."""
-    from kg.query.sources import open_binary, rdf_format
-
-    ox_format, _, _ = rdf_format(path)
+    ox_format = file_format(path).oxigraph
     with open_binary(path) as data:
         for triple in ox.parse(data, ox_format):
             if not is_analytics(triple, base):

@@ -25,11 +25,12 @@ from kg.eval.graph import GoldPaper, Report, evaluate, load_gold, predictions_fr
 from kg.eval.graph import _align as align
 from kg.extract.assemble import ParsedField, decide_papers, group_candidates, paper_features
 from kg.extract.decisions import DEFAULT_THRESHOLDS, DecisionThresholds
+from kg.extract.extractor import ExtractorConfig, _default_gazetteer, cached_extractor
 from kg.extract.learned import DecisionModel
 from kg.ingest import read_papers
 from kg.normalize import norm_key
 from kg.train.decisions import Example, train
-from kg.types import Corpus, Extraction, Field, Mention, Paper
+from kg.types import ConceptType, Corpus, Extraction, Field, Mention, Paper
 
 SAMPLE_GROUP = "iclr2025"
 FOLDS = 8  # conference files dealt round-robin (sorted by name) into this many folds
@@ -87,8 +88,6 @@ def _source_hash() -> str:
 
 def parse_gold(sets: Sequence[GoldSet], cache_dir: Path | None = None) -> dict[str, ParsedGold]:
     """Parse every gold paper once (cached under `cache_dir` by a hash of the code)."""
-    from kg.extract.extractor import ExtractorConfig, cached_extractor
-
     papers = [p for s in sets for p in s.papers]
     key = hashlib.sha256(("".join(p.id + (p.abstract or "") for p in papers)
                           + _source_hash()).encode()).hexdigest()[:16]
@@ -111,8 +110,6 @@ def parse_gold(sets: Sequence[GoldSet], cache_dir: Path | None = None) -> dict[s
 
 
 def _lookup() -> Callable[[str], Any]:
-    from kg.extract.extractor import _default_gazetteer
-
     return _default_gazetteer().lookup
 
 
@@ -144,8 +141,6 @@ def examples_of(parsed: ParsedGold, gold: GoldPaper, lookup: Callable[[str], Any
 
 
 def _ctype(name: str) -> Any:
-    from kg.types import ConceptType
-
     return ConceptType(name)
 
 
