@@ -13,7 +13,14 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kg.analyze.centrality import pagerank
+from kg.analyze.communities import community_label, find_communities
+from kg.analyze.config import AnalyzeConfig
+from kg.analyze.cooccurrence import cooccurrence_network
+from kg.analyze.incidence import Incidence
 from kg.namespaces import KG_IRI, RDFS_IRI
+from viz.load import select
+from viz.views import kinds
 
 if TYPE_CHECKING:
     import networkx as nx
@@ -63,9 +70,6 @@ class MapModel:
 
 def map_model(graph: nx.DiGraph, store: pyoxigraph.Store, max_nodes: int) -> MapModel:
     """The model of the map of the `max_nodes` concepts with the most papers."""
-    from viz.load import select
-    from viz.views import kinds
-
     _, all_concepts = kinds(graph)
     eligible = [c for c in all_concepts if graph.nodes[c]["count"] >= MIN_PAPERS]
     chosen = sorted(eligible, key=lambda c: (-graph.nodes[c]["count"],
@@ -126,13 +130,6 @@ def _strongest(shared: Counter[tuple[str, str]], graph: nx.DiGraph) -> list[tupl
 
 def _computed_communities(graph: nx.DiGraph) -> dict[str, tuple[str, str]]:
     """Communities of the whole graph as `kg analyze` would find them (not stored)."""
-    from kg.analyze.centrality import pagerank
-    from kg.analyze.communities import community_label, find_communities
-    from kg.analyze.config import AnalyzeConfig
-    from kg.analyze.cooccurrence import cooccurrence_network
-    from kg.analyze.incidence import Incidence
-    from viz.views import kinds
-
     papers, concepts = kinds(graph)
     papers, concepts = sorted(papers), sorted(concepts)
     number = {c: j for j, c in enumerate(concepts)}

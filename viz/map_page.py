@@ -22,7 +22,7 @@ from viz.map_layout import (
     label_sizes,
 )
 from viz.map_model import MIN_PAPERS, PAPERS_PER_CONCEPT, MapModel
-from viz.page import Page, safe_url, short
+from viz.page import Page, _asset, _environment, safe_url, short
 from viz.style import COMMUNITY_COLORS, OTHER_COMMUNITY, TYPE_COLORS, YEAR_RAMP, concept_size
 
 if TYPE_CHECKING:
@@ -37,8 +37,6 @@ def render_map(model: MapModel, full: nx.DiGraph, store: pyoxigraph.Store, *,
                source_name: str, focus_url: str | None = None) -> Page:
     """The HTML of the map of `model` (paper details come from the whole graph `full`)."""
     from pyvis.network import Network
-
-    from viz.page import _asset, _environment
 
     concepts = model.concepts
     ids = {c: i for i, c in enumerate(concepts)}

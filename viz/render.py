@@ -9,7 +9,8 @@ from pathlib import Path
 
 from kg.errors import InputError
 from viz.load import GraphSource, load_details, load_graph, open_store
-from viz.map_model import DEFAULT_MAP_NODES
+from viz.map_model import DEFAULT_MAP_NODES, map_model
+from viz.map_page import render_map
 from viz.page import Page, render_page
 from viz.query import query_view
 from viz.views import DEFAULT_MAX_NODES, View, concept_view, ego_view, kinds, whole_view
@@ -47,9 +48,6 @@ def build_page(
         raise InputError("the graph has no papers or concepts (docs/VOCABULARY.md); is it a "
                          "paperkg graph?", source=_name(graph_source, source_name))
     if view == "map":
-        from viz.map_model import map_model
-        from viz.map_page import render_map
-
         model = map_model(full, store, max_nodes)
         return render_map(model, full, store, source_name=_name(graph_source, source_name),
                           focus_url=focus_url)
