@@ -20,6 +20,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from perf_doc import recording
+
 
 def run_once(graph: Path, out: Path) -> tuple[float, float, str]:
     """(seconds, peak RSS in MB, the command's summary) of one `kg analyze` in a new process."""
@@ -40,6 +42,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("graph", type=Path, help="graph file to analyse (.ttl or .nt, .gz too)")
     parser.add_argument("--runs", type=int, default=1, help="runs (each in a fresh process)")
+    parser.add_argument("--no-doc", action="store_true",
+                        help="do not record the report in docs/PERFORMANCE.md")
     args = parser.parse_args()
     suffix = "".join(args.graph.suffixes[-2:]) if args.graph.name.endswith(".gz") else \
         args.graph.suffix
@@ -55,4 +59,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with recording("analyze", enabled="--no-doc" not in sys.argv):
+        main()

@@ -243,6 +243,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    measuring = not {"--no-doc", "--screenshot"} & set(sys.argv)
-    with recording("viz", enabled=measuring):
+    measuring = not {"--no-doc", "--screenshot", "--map-screenshot"} & set(sys.argv)
+    with recording("viz-map" if "--map" in sys.argv else "viz", enabled=measuring):
         main()
