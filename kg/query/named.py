@@ -125,6 +125,27 @@ class NamedQuery:
         first = self.description.split("\n\n")[0].replace("\n", " ")
         return first.split(". ")[0].rstrip(".") + "."
 
+    def as_json(self) -> dict[str, object]:
+        """The query as the server lists it (`/queries`, the query page): plain JSON values."""
+        return {
+            "name": self.name,
+            "form": self.form,
+            "summary": self.summary,
+            "description": self.description,
+            "params": [
+                {
+                    "name": p.name,
+                    "kind": p.kind.value,
+                    "required": p.required,
+                    "default": p.default,
+                    "description": p.description,
+                }
+                for p in self.params
+            ],
+            "example": self.example,
+            "text": self.text,
+        }
+
     def param(self, name: str) -> Param:
         """The parameter called `name`; `QueryError` names the known ones."""
         for p in self.params:

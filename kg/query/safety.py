@@ -123,15 +123,23 @@ def nesting(sparql: str) -> int:
     return deepest
 
 
+def undeclared_prefix_error(sparql: str) -> QueryError | None:
+    """The error for the first prefix `sparql` uses without declaring it, with its position."""
+    undeclared = undeclared_prefix(sparql)
+    if undeclared is None:
+        return None
+    line, column = line_column(sparql, undeclared.start)
+    prefix = undeclared.text.split(":", 1)[0]
+    return located(
+        line, column, f"undeclared prefix '{prefix}:' (add PREFIX {prefix}: <…>)", sparql
+    )
+
+
 def parse_error(exc: Exception, sparql: str) -> QueryError:
     """A `QueryError` for an rdflib/pyparsing syntax error: line, column, message, the line."""
-    undeclared = undeclared_prefix(sparql)
+    undeclared = undeclared_prefix_error(sparql)
     if undeclared is not None:
-        line, column = line_column(sparql, undeclared.start)
-        prefix = undeclared.text.split(":", 1)[0]
-        return located(
-            line, column, f"undeclared prefix '{prefix}:' (add PREFIX {prefix}: <…>)", sparql
-        )
+        return undeclared
     lineno, col, msg = (getattr(exc, name, None) for name in ("lineno", "col", "msg"))
     if isinstance(lineno, int) and isinstance(col, int):
         return located(lineno, col, str(msg), sparql)

@@ -19,10 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 from kg.errors import KGError, QueryError
 from kg.query.result import QueryResult
-from kg.query.safety import check_query, located, lock_down_rdflib, parse_error
+from kg.query.safety import (
+    check_query,
+    located,
+    lock_down_rdflib,
+    parse_error,
+    undeclared_prefix_error,
+)
 from kg.query.sparql_text import (
     inject_values,
-    line_column,
     query_form,
     undeclared_prefix,
 )
@@ -102,13 +107,9 @@ _OX_POSITION = re.compile(r"^error at (\d+):(\d+): ")
 
 def syntax_error(message: str, sparql: str) -> QueryError:
     """A `QueryError` for an Oxigraph syntax error: line, column, the message, the line."""
-    undeclared = undeclared_prefix(sparql)
+    undeclared = undeclared_prefix_error(sparql)
     if undeclared is not None:
-        line, column = line_column(sparql, undeclared.start)
-        prefix = undeclared.text.split(":", 1)[0]
-        return located(
-            line, column, f"undeclared prefix '{prefix}:' (add PREFIX {prefix}: <…>)", sparql
-        )
+        return undeclared
     match = _OX_POSITION.match(message)
     if not match:
         return QueryError(f"SPARQL syntax error: {message}")

@@ -240,25 +240,5 @@ def _looks_like_update(text: str) -> bool:
 def _queries_json() -> bytes:
     from kg.query import named as queries
 
-    listing = [
-        {
-            "name": q.name,
-            "form": q.form,
-            "summary": q.summary,
-            "description": q.description,
-            "params": [
-                {
-                    "name": p.name,
-                    "kind": p.kind.value,
-                    "required": p.required,
-                    "default": p.default,
-                    "description": p.description,
-                }
-                for p in q.params
-            ],
-            "example": q.example,
-            "text": q.text,
-        }
-        for q in queries.all_queries()
-    ]
+    listing = [q.as_json() for q in queries.all_queries()]
     return json.dumps(listing, ensure_ascii=False, indent=1).encode("utf-8")

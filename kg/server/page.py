@@ -18,26 +18,7 @@ def render_page(description: str) -> bytes:
     from kg.query import named as queries
 
     template = resources.files(__package__).joinpath("page.html").read_text(encoding="utf-8")
-    listing = [
-        {
-            "name": q.name,
-            "form": q.form,
-            "summary": q.summary,
-            "params": [
-                {
-                    "name": p.name,
-                    "kind": p.kind.value,
-                    "required": p.required,
-                    "default": p.default,
-                    "description": p.description,
-                }
-                for p in q.params
-            ],
-            "example": q.example,
-            "text": q.text,
-        }
-        for q in queries.all_queries()
-    ]
+    listing = [q.as_json() for q in queries.all_queries()]
     page = (
         template.replace("{{SOURCE}}", html.escape(description))
         .replace("/*QUERIES*/null", _script_json(listing))
