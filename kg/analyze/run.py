@@ -35,6 +35,7 @@ from kg.namespaces import DEFAULT_BASE, PREFIXES
 from kg.query.store import load_store
 from kg.rdf.formats import GraphFormat
 from kg.rdf.io import file_format, open_binary, open_read_only
+from kg.rdf.serialize import replacing
 
 log = logging.getLogger(__name__)
 
@@ -242,28 +243,16 @@ def _write(target: Path, fmt: GraphFormat, head: Path | Iterable[ox.Triple | ox.
            triples: list[ox.Triple]) -> None:
     """Write the graph (the bytes of the file `head`, or the triples `head`) then the
     analytics, to a temporary file renamed over `target`."""
-    import os
-
     zipped = target.name.lower().endswith(".gz")
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as raw:
-            if isinstance(head, Path):
-                with head.open("rb") as original:
-                    shutil.copyfileobj(original, raw, 1 << 20)
-            else:
-                graph = (ox.Triple(t.subject, t.predicate, t.object) for t in head)
-                _serialize(graph, raw, fmt, zipped=zipped)
-            _serialize(triples, raw, fmt, zipped=zipped)
-        os.chmod(tmp_name, 0o644)
-        os.replace(tmp_name, target)
-    except OSError as exc:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise KGError(f"{target}: cannot write the graph ({exc}); check the directory") from exc
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+    with replacing(target) as raw:
+        if isinstance(head, Path):
+            with head.open("rb") as original:
+                shutil.copyfileobj(original, raw, 1 << 20)
+        else:
+            graph = (ox.Triple(t.subject, t.predicate, t.object) for t in head)
+            _serialize(graph, raw, fmt, zipped=zipped)
+        _serialize(triples, raw, fmt, zipped=zipped)
 
 
 def _report(output: Path, analysis: Analysis, triples: int, replaced: bool,

@@ -17,7 +17,8 @@ from __future__ import annotations
 import gzip
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from os import PathLike
 from pathlib import Path
 from typing import IO, BinaryIO, cast
@@ -51,17 +52,26 @@ def write_graph(
         return
     target = Path(path)
     fmt = fmt or GraphFormat.from_path(target)
+    with replacing(target) as raw:
+        if target.suffix.lower() == ".gz":
+            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as zipped:
+                serialize(triples, cast(IO[bytes], zipped), fmt.rdf_format, prefixes=PREFIXES)
+        else:
+            serialize(triples, raw, fmt.rdf_format, prefixes=PREFIXES)
+
+
+@contextmanager
+def replacing(target: Path) -> Iterator[BinaryIO]:
+    """A binary file that becomes `target` when the block ends without an error: it is written
+    next to `target` and renamed into place, so a failure (a full disk, Ctrl-C) leaves the old
+    file as it was, never a truncated one. OSErrors become a `KGError` naming `target`."""
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
     except OSError as exc:
         raise KGError(f"{target}: cannot write the graph ({exc}); check the directory") from exc
     try:
         with os.fdopen(fd, "wb") as raw:
-            if target.suffix.lower() == ".gz":
-                with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as zipped:
-                    serialize(triples, cast(IO[bytes], zipped), fmt.rdf_format, prefixes=PREFIXES)
-            else:
-                serialize(triples, raw, fmt.rdf_format, prefixes=PREFIXES)
+            yield raw
         os.chmod(tmp_name, 0o644)
         os.replace(tmp_name, target)
     except OSError as exc:
