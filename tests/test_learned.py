@@ -1,5 +1,6 @@
 """The learned decisions: JSON trees evaluate exactly like scikit-learn, the shipped model
-loads and decides, retraining is deterministic, the cross-validation folds keep groups whole."""
+loads and decides, retraining is deterministic, the cross-validation folds keep groups whole;
+the rules' acceptance reasons (features of the model) on invented candidates."""
 
 from __future__ import annotations
 
@@ -13,10 +14,14 @@ import pytest
 from kg.errors import ModelError
 from kg.eval.cv import GoldSet, error_kinds, folds, merge
 from kg.eval.graph import Report
+from kg.extract.candidates import Occurrence
+from kg.extract.decisions import AcceptReason, CandidateGroup, acceptance
 from kg.extract.features import FEATURE_GROUPS, FEATURE_NAMES
 from kg.extract.learned import DecisionModel, TreeEnsemble
+from kg.extract.terms import Term
+from kg.normalize import norm_key
 from kg.train.decisions import Example, export_ensemble, train, write_model
-from kg.types import ConceptType
+from kg.types import ConceptType, Field
 
 
 def _data(n: int = 300) -> tuple[np.ndarray, np.ndarray]:
@@ -97,3 +102,31 @@ def test_merged_reports_add_up() -> None:
     total = merge([a, b])
     assert (total.papers, total.must_total, total.must_found) == (3, 10, 6)
     assert error_kinds(total) == [("missed Task", 1), ("spurious Method", 1)]
+
+
+def _group(label: str, kind: str, count: int = 1) -> CandidateGroup:
+    group = CandidateGroup(norm_key(label))
+    for i in range(count):
+        term = Term(i * 10, i * 10 + len(label.split()), label, kind)
+        occ = Occurrence(term=term, role=None, introduced=False, type_cues=(), sentence=i,
+                         sent_start=0, sent_end=100, char_start=i * 40,
+                         char_end=i * 40 + len(label))
+        group.occurrences.append((Field.ABSTRACT, occ))
+        group.labels[label] += 1
+    return group
+
+
+@pytest.mark.parametrize(
+    ("label", "kind", "count", "reason"),
+    [
+        ("Glimmer", "name", 2, AcceptReason.NAME),  # a name said twice
+        ("Glimmer", "name", 1, None),  # a lone capitalised word said once: an eponym, mostly
+        ("frobnication scheduling", "chunk", 2, AcceptReason.PHRASE_REPEATED),
+        ("frobnication scheduling", "chunk", 1, None),
+        ("method", "chunk", 3, None),  # a generic word is never a concept
+        ("Kim et al", "name", 2, None),  # a citation
+    ],
+)
+def test_rule_acceptance_reasons(label: str, kind: str, count: int,
+                                 reason: AcceptReason | None) -> None:
+    assert acceptance(_group(label, kind, count), lambda _: ()) is reason

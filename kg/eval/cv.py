@@ -163,11 +163,11 @@ Decider = Callable[[list[str]], list[list[Mention]]]
 
 
 def score(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold], decide: Decider,
-          ) -> dict[str, Report]:
+          *, k: int = FOLDS) -> dict[str, Report]:
     """Decide every paper (held-out group by held-out group), canonicalise per gold set and
     score: a report per gold set and "all"."""
     mentions: dict[str, list[Mention]] = {}
-    for fold in folds(sets):
+    for fold in folds(sets, k):
         ids = [p.id for s in sets for p in s.papers if s.groups[p.id] in fold]
         for pid, found in zip(ids, decide(ids), strict=True):
             mentions[pid] = found

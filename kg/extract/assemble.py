@@ -30,6 +30,7 @@ from kg.extract.learned import Decision, DecisionModel
 from kg.extract.textfix import Repaired
 from kg.normalize import norm_key
 from kg.types import ConceptType, Field, Mention, Role, Span
+from kg.vocab.gazetteer import Entry
 
 EXTRACTOR_RULES = "rules"
 EXTRACTOR_GAZETTEER = "gazetteer"
@@ -131,19 +132,27 @@ def paper_features(
     model_runs: bool,
 ) -> dict[str, dict[str, float]]:
     """The features of every candidate group of a paper (`kg.extract.features`), by key."""
-    rule_accepted = [k for k, e in cands.groups.items()
-                     if acceptance(e, gazetteer, model_runs=model_runs)]
-    proposed_keys = {k for k in rule_accepted if Role.PROPOSES in cands.groups[k].roles}
+    memo: dict[str, Sequence[Entry]] = {}
+
+    def lookup(label: str) -> Sequence[Entry]:
+        if label not in memo:
+            memo[label] = gazetteer(label)
+        return memo[label]
+
+    reasons = {k: acceptance(e, lookup, model_runs=model_runs) for k, e in cands.groups.items()}
+    proposed_keys = {k for k, e in cands.groups.items()
+                     if reasons[k] is not None and Role.PROPOSES in e.roles}
     sentences = {pf.field: pf.candidates.sentences for pf in fields}
     title_words = frozenset(w for pf in fields if pf.field is Field.TITLE
                             for w in norm_key(pf.repaired.text).split())
     max_count = max((e.count for e in cands.groups.values()), default=1)
     return {
-        key: group_features(entry, gazetteer, model_runs=model_runs,
+        key: group_features(entry, lookup, model_runs=model_runs,
                             proposal_sentences=cands.proposal_sentences,
                             proposed_keys=proposed_keys,
                             title_prefix_key=cands.title_prefix_key, sentences=sentences,
-                            title_words=title_words, max_count=max_count)
+                            title_words=title_words, max_count=max_count,
+                            reason=reasons[key])
         for key, entry in cands.groups.items()
     }
 
@@ -193,7 +202,7 @@ def decide_papers(
     features = [paper_features(c, fields, gazetteer, model_runs=model_runs)
                 for c, (_, fields) in zip(cands, papers, strict=True)]
     flat = [(i, key) for i, per_paper in enumerate(features) for key in per_paper]
-    decided = model.decide([features[i][key] for i, key in flat])
+    decided = model.decide([features[i][key] for i, key in flat], threshold=thresholds.accept)
     by_paper: list[dict[str, Decision]] = [{} for _ in papers]
     for (i, key), decision in zip(flat, decided, strict=True):
         by_paper[i][key] = decision

@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from spacy.tokens import Doc, Span
+from spacy.tokens import Doc, Span, Token
 
 from kg.extract.acronyms import Definition, find_definitions, short_key
 from kg.extract.entity_model import ModelSpan
@@ -268,6 +268,7 @@ def collect(
         for t in range(sent.start, sent.end):
             sent_of[t] = i
     author_sentence = [any(t.lower_ in _AUTHOR_WORDS for t in sent) for sent in sentences]
+    tokens = list(doc)  # one Token object per position (each doc[i] makes a new one)
     occurrences: list[Occurrence] = []
     seen: set[tuple[int, int, str]] = set()
     for term in terms:
@@ -276,6 +277,7 @@ def collect(
             continue
         seen.add(ident)
         span = doc[term.start : term.end]
+        root = span.root
         cues: list[tuple[ConceptType, float]] = []
         if term.head_type is not None:
             # The model's SciERC label maps coarsely to our types: a weak vote.
@@ -301,18 +303,18 @@ def collect(
                 sent_start=s.start_char,
                 sent_end=max(s.end_char, s_last.end_char),
                 cited=_is_cited(doc, term.end),
-                verb=_governing_verb(span),
+                verb=_governing_verb(root),
                 author=author_sentence[sent_of[term.start]],
-                own=any(t.lower_ in {"our", "this"} for t in doc[max(0, term.start - 3):
-                                                                  term.start]),
-                premodifier=span.root.head.i >= term.end and span.root.head.pos_ in {
-                    "NOUN", "PROPN"},
-                next_noun=term.end < len(doc) and (
-                    doc[term.end].pos_ in {"NOUN", "PROPN"} or (doc[term.end].text == "-"
-                    and not span[-1].whitespace_)),
+                own=any(t.lower_ in {"our", "this"}
+                        for t in tokens[max(0, term.start - 3):term.start]),
+                premodifier=root.head.i >= term.end and root.head.pos_ in {"NOUN", "PROPN"},
+                next_noun=term.end < len(tokens) and (
+                    tokens[term.end].pos_ in {"NOUN", "PROPN"}
+                    or (tokens[term.end].text == "-" and not tokens[term.end - 1].whitespace_)),
                 prev_modifier=term.start > 0 and (
-                    doc[term.start - 1].pos_ in {"ADJ", "NOUN", "PROPN"}
-                    or (doc[term.start - 1].text == "-" and not doc[term.start - 1].whitespace_)),
+                    tokens[term.start - 1].pos_ in {"ADJ", "NOUN", "PROPN"}
+                    or (tokens[term.start - 1].text == "-"
+                        and not tokens[term.start - 1].whitespace_)),
                 char_start=span.start_char,
                 # A full stop spaCy left on the last token ("MiP.") is not part of the name.
                 char_end=span.end_char - (span.text.endswith(".") and
@@ -333,10 +335,10 @@ def collect(
 _AUTHOR_WORDS = frozenset({"we", "our", "us"})
 
 
-def _governing_verb(span: Span) -> str:
-    """The lemma of the nearest verb above the span's head in the parse ("" when none within
-    four steps): what the sentence does with the term — propose, use, evaluate on, outperform."""
-    token = span.root
+def _governing_verb(root: Token) -> str:
+    """The lemma of the nearest verb above a span's head `root` in the parse ("" when none
+    within four steps): what the sentence does with the term — propose, use, outperform."""
+    token = root
     for _ in range(4):
         if token.head is token:
             return ""

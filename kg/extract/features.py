@@ -80,6 +80,13 @@ FEATURE_NAMES: tuple[str, ...] = tuple(n for names in FEATURE_GROUPS.values() fo
 _TITLE_WORD = re.compile(r"^[A-Z][a-z]+$")
 
 
+class _Unset:
+    """Marks an argument the caller did not give (None is a meaningful value)."""
+
+
+UNSET = _Unset()
+
+
 def _log(count: int) -> float:
     return math.log1p(count)
 
@@ -95,8 +102,10 @@ def group_features(
     sentences: dict[Field, int],
     title_words: frozenset[str] = frozenset(),
     max_count: int = 1,
+    reason: AcceptReason | _Unset | None = UNSET,
 ) -> dict[str, float]:
-    """The features of one candidate group (names in `FEATURE_NAMES`)."""
+    """The features of one candidate group (names in `FEATURE_NAMES`); `reason`: the rules'
+    acceptance of it when the caller has it already."""
     f: dict[str, float] = dict.fromkeys(FEATURE_NAMES, 0.0)
     occs = entry.occurrences
     label = entry.labels.most_common(1)[0][0]
@@ -188,7 +197,8 @@ def group_features(
     f["has_short_form"] = float(entry.short_form is not None)
     f["coordination"] = float(" and " in f" {entry.key} " or " or " in f" {entry.key} ")
 
-    reason = acceptance(entry, gazetteer, model_runs=model_runs)
+    if isinstance(reason, _Unset):
+        reason = acceptance(entry, gazetteer, model_runs=model_runs)
     if reason is not None:
         f[f"rule_{reason.name.lower()}"] = 1.0
         f["rule_accepts"] = 1.0

@@ -80,6 +80,8 @@ class TreeEnsemble:
         node = np.broadcast_to(self.roots, (n, len(self.roots))).copy()
         rows = np.arange(n)[:, None]
         for _ in range(self.depth):
+            if self.leaf[node].all():
+                break
             values = x[rows, self.feature[node]]
             go_left = np.where(np.isnan(values), self.missing_left[node],
                                values <= self.threshold[node])
@@ -140,21 +142,39 @@ class DecisionModel:
         except (OSError, ValueError, KeyError) as exc:
             raise ModelError(f"cannot read the decisions model {path}: {exc}") from exc
 
-    def decide(self, rows: Sequence[dict[str, float]]) -> list[Decision]:
-        """One decision per feature dict (`kg.extract.features.group_features`)."""
+    def decide(self, rows: Sequence[dict[str, float]], threshold: float = 0.0,
+               ) -> list[Decision]:
+        """One decision per feature dict (`kg.extract.features.group_features`).
+
+        Type and `proposes` are computed only for rows accepted with probability at least
+        `threshold` (the others get `Concept` and 0: they are never used).
+        """
         if not rows:
             return []
-        accept = self.accept.proba(_matrix(rows, self.accept.features))[:, 1]
-        types = self.ctype.proba(_matrix(rows, self.ctype.features)).argmax(axis=1)
-        proposes = self.proposes.proba(_matrix(rows, self.proposes.features))[:, 1]
+        names = sorted({*self.accept.features, *self.ctype.features, *self.proposes.features})
+        column = {n: i for i, n in enumerate(names)}
+        x = np.asarray([[row.get(n, 0.0) for n in names] for row in rows], dtype=np.float64)
+        accept = self.accept.proba(_columns(x, column, self.accept.features))[:, 1]
+        kept = np.flatnonzero(accept >= threshold)
+        types = np.zeros(len(rows), dtype=np.int64)
+        proposes = np.zeros(len(rows))
+        other = self.ctype.classes.index(ConceptType.CONCEPT.value) if (
+            ConceptType.CONCEPT.value in self.ctype.classes) else 0
+        types[:] = other
+        if len(kept):
+            sub = x[kept]
+            types[kept] = self.ctype.proba(_columns(sub, column, self.ctype.features)).argmax(1)
+            proposes[kept] = self.proposes.proba(
+                _columns(sub, column, self.proposes.features))[:, 1]
         return [
             Decision(float(a), ConceptType(self.ctype.classes[int(t)]), float(p))
             for a, t, p in zip(accept, types, proposes, strict=True)
         ]
 
 
-def _matrix(rows: Sequence[dict[str, float]], names: Sequence[str]) -> npt.NDArray[np.float64]:
-    return np.asarray([[row.get(n, 0.0) for n in names] for row in rows], dtype=np.float64)
+def _columns(x: npt.NDArray[np.float64], column: dict[str, int],
+             names: Sequence[str]) -> npt.NDArray[np.float64]:
+    return x[:, [column[n] for n in names]]
 
 
 @cache
