@@ -18,8 +18,12 @@ class AnalyzeConfig:
       number of occurrences of a term"; a concept seen once co-occurs only by accident.
     - `seed`, `resolution`: Louvain's random seed (fixed: the same graph gives the same
       communities) and resolution (1.0 = classic modularity).
+    - `community_links`: Louvain runs on each concept's this-many strongest links (a k-nearest-
+      neighbour backbone, `kg.analyze.communities.backbone`), not on every chance co-occurrence.
     - `label_concepts`: a community is labelled with its this-many most central concepts.
     - `similar_papers`, `related_concepts`: top-k kept per paper and per concept.
+    - `similar_max_papers`: concepts in more papers than this do not count towards paper
+      similarity (the default of the `similar-papers` query's maxPapers).
     - `min_shared`: a related concept shares at least this many papers (one shared paper is
       what chance gives two rare concepts).
     - `burst_scale`, `burst_cost`: Kleinberg's s (the burst state's rate is s times the base
@@ -30,16 +34,18 @@ class AnalyzeConfig:
     min_papers: int = 2
     seed: int = 42
     resolution: float = 1.0
+    community_links: int = 10
     label_concepts: int = 3
     similar_papers: int = 5
+    similar_max_papers: int = 500
     related_concepts: int = 5
     min_shared: int = 2
     burst_scale: float = 2.0
     burst_cost: float = 1.0
 
     def __post_init__(self) -> None:
-        for name in ("min_papers", "label_concepts", "similar_papers", "related_concepts",
-                     "min_shared"):
+        for name in ("min_papers", "community_links", "label_concepts", "similar_papers",
+                     "similar_max_papers", "related_concepts", "min_shared"):
             if getattr(self, name) < 1:
                 raise ValueError(f"AnalyzeConfig.{name} must be at least 1")
         if self.burst_scale <= 1.0:

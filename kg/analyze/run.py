@@ -85,7 +85,8 @@ def analyze(inc: Incidence, config: AnalyzeConfig | None = None) -> Analysis:
              time.perf_counter() - started)
     paper_rank, concept_rank = pagerank(inc)
     communities = find_communities(network.graph, seed=config.seed,
-                                   resolution=config.resolution, key=inc.concepts.__getitem__)
+                                   resolution=config.resolution, key=inc.concepts.__getitem__,
+                                   links=config.community_links)
     log.info("%d communities (%.1f s)", len(communities), time.perf_counter() - started)
     labels = [community_label(c.members, inc.labels, concept_rank, config.label_concepts)
               for c in communities]
@@ -101,7 +102,7 @@ def analyze(inc: Incidence, config: AnalyzeConfig | None = None) -> Analysis:
         if j in network.graph else None
         for j, years in enumerate(concept_years)
     ]
-    similar = similar_papers(inc, k=config.similar_papers)
+    similar = similar_papers(inc, k=config.similar_papers, max_papers=config.similar_max_papers)
     log.info("similar papers (%.1f s)", time.perf_counter() - started)
     related = related_concepts(network.graph, k=config.related_concepts,
                                min_shared=config.min_shared)

@@ -51,8 +51,11 @@ class Related:
     rank: int
 
 
-def similar_papers(inc: Incidence, *, k: int) -> list[Similar]:
-    """The top-`k` similar papers of every paper (see the module docstring)."""
+def similar_papers(inc: Incidence, *, k: int, max_papers: int | None = None) -> list[Similar]:
+    """The top-`k` similar papers of every paper (see the module docstring). Concepts linked
+    to more than `max_papers` papers are left out of the score, as the `similar-papers` query
+    leaves them out: too common to say much, and on a big corpus they would make the product
+    nearly dense (every pair of their papers)."""
     import numpy as np
     import scipy.sparse as sp
 
@@ -66,9 +69,12 @@ def similar_papers(inc: Incidence, *, k: int) -> list[Similar]:
     norms = np.sqrt(np.asarray(weighted.multiply(weighted).sum(axis=1)).ravel())
     norms[norms == 0] = 1.0
     weighted = (sp.diags(1.0 / norms) @ weighted).tocsr()
-    # Concepts in one paper only cannot be shared: drop them from the product's right side.
-    shared_side = weighted[:, np.flatnonzero(counts > 1)].T.tocsc()
-    left = weighted[:, np.flatnonzero(counts > 1)].tocsr()
+    # Concepts in one paper only cannot be shared: drop them from the product.
+    usable = counts > 1
+    if max_papers is not None:
+        usable &= counts <= max_papers
+    shared_side = weighted[:, np.flatnonzero(usable)].T.tocsc()
+    left = weighted[:, np.flatnonzero(usable)].tocsr()
     concept_sets = [set(c) for c in inc.paper_concepts]
     found: list[Similar] = []
     for start in range(0, n, BLOCK):
