@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kg.analyze import analyze_triples, append_triples
-from kg.canon.concepts import canonicalise
+from kg.canon.corpus import canonical_corpus
+from kg.canon.corrections import read_corrections
 from kg.canon.relations import canonical_relations
 from kg.errors import InputError, KGError
 from kg.extract import ExtractorConfig
@@ -31,7 +32,7 @@ from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
 from kg.namespaces import DEFAULT_BASE
 from kg.query.store import load_store
 from kg.rdf import GraphFormat, build_triples, write_graph
-from kg.types import ConceptType, Corpus, Extraction, Paper, Role
+from kg.types import ConceptType, Corpus, Correction, Extraction, Paper, Role
 from kg.vocab.matching import match_vocabularies
 from viz import render_html
 
@@ -79,21 +80,32 @@ def build_corpus(
     n_process: int | None = None,
     progress: ProgressCallback | None = None,
     config: ExtractorConfig | None = None,
+    corrections: list[Correction] | None = None,
 ) -> Corpus:
-    """Extract and canonicalise `papers` into a `Corpus`."""
+    """Extract and canonicalise `papers` into a `Corpus`, then apply people's `corrections`
+    (`kg.canon.corrections`)."""
     paper_list = list(papers)
     extractions = extract_corpus(paper_list, n_process=n_process, progress=progress,
                                  config=config)
-    return link_corpus(paper_list, extractions)
+    return link_corpus(paper_list, extractions, corrections or [])
 
 
-def link_corpus(papers: list[Paper], extractions: dict[str, Extraction]) -> Corpus:
-    """Canonicalise the extractions into concepts, links and relations, and match the concepts
-    to the vocabularies."""
-    concepts, links = canonicalise(papers, extractions)
-    relations = canonical_relations(papers, extractions, concepts)
-    return Corpus(papers=papers, extractions=extractions, concepts=concepts, links=links,
-                  relations=relations, matches=match_vocabularies(concepts.values()))
+def link_corpus(
+    papers: list[Paper],
+    extractions: dict[str, Extraction],
+    corrections: list[Correction] | None = None,
+) -> Corpus:
+    """Canonicalise the extractions into concepts, links and relations (`kg.canon.corpus`:
+    merges, hygiene, origin roles, then people's `corrections`), and match the concepts to the
+    vocabularies."""
+    canon = canonical_corpus(papers, extractions, corrections or [])
+    result = canon.canonical
+    concepts = result.concepts
+    relations = canonical_relations(papers, extractions, concepts, key_of=result.key_of)
+    return Corpus(papers=papers, extractions=extractions, concepts=concepts,
+                  links=result.links, relations=relations,
+                  matches=match_vocabularies(concepts.values()), decisions=canon.decisions,
+                  corrections=canon.applied, warnings=canon.warnings)
 
 
 StageCallback = Callable[[str, float, str], None]
@@ -177,6 +189,7 @@ def run_build(
     limits: ReadLimits = DEFAULT_LIMITS,
     on_stage: StageCallback | None = None,
     analyze: bool = False,
+    corrections: str | Path | None = None,
 ) -> BuildSummary:
     """Read `inputs`, extract and canonicalise, write the graph to `output` (format from
     `fmt` or the file extension), optionally load it into an Oxigraph store and draw the page.
@@ -184,12 +197,14 @@ def run_build(
     Raises `InputError` before writing anything when no paper with an abstract was read: a
     bad input never replaces a good graph. Every output is written to a temporary file first
     and renamed into place. `analyze` adds the analytics of `kg analyze` (`kg.analyze`) after
-    the graph's triples.
+    the graph's triples. `corrections` is a YAML file of people's
+    corrections (`kg.canon.corrections`), read before anything else.
     """
     start = time.perf_counter()
     stages = _Stages(on_stage)
     output = Path(output)
     graph_format = GraphFormat.from_name(fmt) if fmt else GraphFormat.from_path(output)
+    fixes = read_corrections(corrections) if corrections is not None else []
     report = IngestReport()
     input_list = [str(i) for i in inputs]
     with stages.stage("reading") as done:
@@ -206,7 +221,7 @@ def run_build(
                                      config=config)
         done.append(f"{len(extractions)} papers")
     with stages.stage("canonicalisation and linking") as done:
-        corpus = link_corpus(papers, extractions)
+        corpus = link_corpus(papers, extractions, fixes)
         corpus.skipped = list(report.skipped)
         done.append(f"{len(corpus.concepts)} concepts, {len(corpus.links)} links")
     with stages.stage("writing") as done:
@@ -246,6 +261,7 @@ def run_build(
         seconds=time.perf_counter() - start,
         store=store_path,
         html=html_path,
+        warnings=list(corpus.warnings),
     )
 
 

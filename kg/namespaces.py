@@ -124,6 +124,19 @@ class KG(DefinedNamespace):
     toConcept: URIRef
     associationStrength: URIRef
     sharedPapers: URIRef
+    # Corpus-level decisions (kg/canon) and people's corrections
+    CanonDecision: URIRef
+    decidedConcept: URIRef
+    rule: URIRef
+    variant: URIRef
+    papersAffected: URIRef
+    typeVote: URIRef
+    Correction: URIRef
+    correctionAction: URIRef
+    correctionTarget: URIRef
+    correctionValue: URIRef
+    correctionPaper: URIRef
+    correctionSource: URIRef
 
 
 PREFIXES: dict[str, str] = {

@@ -169,6 +169,8 @@ class Concept:
     """One node per concept across the corpus.
 
     `key` is the canonical key the IRI is minted from: stable across runs for the same label.
+    `type_votes` counts, per type, the papers whose mentions give the concept that type (one
+    vote per paper), most votes first; `ctype` is the winner.
     """
 
     key: str
@@ -176,6 +178,56 @@ class Concept:
     ctype: ConceptType
     alt_labels: tuple[str, ...] = ()
     acronyms: tuple[str, ...] = ()
+    type_votes: tuple[tuple[ConceptType, int], ...] = ()
+
+    @property
+    def type_disputed(self) -> bool:
+        """True when the concept's papers do not agree on its type."""
+        return len(self.type_votes) > 1
+
+
+@dataclass(frozen=True, slots=True)
+class CanonDecision:
+    """A corpus-level decision about one concept node, recorded in the graph.
+
+    `rule` names what decided ("acronym-context", "origin", "correction:merge", ...);
+    `variants` are the surface forms (or concept keys) it concerns; `papers` how many papers'
+    links it changed; `note` says the rest in words; `correction` is the entry number of the
+    correction that made it (0: a rule did).
+    """
+
+    concept_key: str
+    rule: str
+    variants: tuple[str, ...] = ()
+    papers: int = 0
+    note: str = ""
+    correction: int = 0
+
+
+class CorrectionAction(StrEnum):
+    """What a person's correction does to the graph (`kg build --corrections`)."""
+
+    KEEP = "keep"  # no change: a reviewed candidate left as it is
+    MERGE = "merge"  # the concept joins `into`
+    SPLIT = "split"  # the links of `papers` move to a new concept named `label`
+    RETYPE = "retype"  # the concept gets `type`
+    RENAME = "rename"  # the concept's preferred label becomes `label` (its IRI stays)
+    REJECT = "reject"  # the concept and its links are dropped
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """One entry of a corrections file; `source` and `line` say where it was read."""
+
+    action: CorrectionAction
+    concept: str
+    into: str | None = None
+    label: str | None = None
+    ctype: ConceptType | None = None
+    papers: tuple[str, ...] = ()
+    note: str = ""
+    source: str = ""
+    line: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,3 +290,6 @@ class Corpus:
     relations: list[ConceptRelation] = field(default_factory=list)
     matches: list[VocabularyMatch] = field(default_factory=list)
     skipped: list[SkippedRecord] = field(default_factory=list)
+    decisions: list[CanonDecision] = field(default_factory=list)
+    corrections: list[Correction] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)

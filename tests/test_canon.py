@@ -74,16 +74,18 @@ DEFINES_LLM = Extraction(
         mention("LLMs", 23, long_form="Large language models"),
         mention("large language models", 120, sentence_start=100, short_form="LLM"),
         mention("LLM", 200, sentence_start=180, long_form="Large language models"),
+        mention("GPT-4", 300, sentence_start=280),
     ),
     acronyms=(acronym("LLM", "Large language models"),),
 )
-# Another paper that only says "LLMs" (no definition).
-USES_LLMS = Extraction(paper_id="p2", mentions=(mention("LLMs", 40, sentence_start=30),))
+# Another paper that only says "LLMs" (no definition), and shares a concept with p1.
+USES_LLMS = Extraction(paper_id="p2", mentions=(mention("LLMs", 40, sentence_start=30),
+                                                mention("GPT-4", 80, sentence_start=30)))
 
 
 def test_llm_llms_and_large_language_models_are_one_node() -> None:
     concepts, links = run(DEFINES_LLM, USES_LLMS)
-    assert list(concepts) == ["large language model"]
+    assert list(concepts) == ["gpt 4", "large language model"]
     concept = concepts["large language model"]
     assert concept.key == "large language model"
     assert concept.pref_label == "large language model"
@@ -91,7 +93,8 @@ def test_llm_llms_and_large_language_models_are_one_node() -> None:
     assert concept.pref_label not in concept.alt_labels
     assert concept.ctype is MODEL
     assert [(link.paper_id, link.concept_key) for link in links] == [
-        ("p1", "large language model"), ("p2", "large language model"),
+        ("p1", "gpt 4"), ("p1", "large language model"),
+        ("p2", "gpt 4"), ("p2", "large language model"),
     ]
 
 
@@ -140,13 +143,16 @@ def test_undefined_acronym_joins_its_only_expansion() -> None:
     defines = Extraction(
         paper_id="p1",
         mentions=(mention("knowledge distillation", 10, ctype=METHOD, short_form="KD"),
-                  mention("KD", 34, ctype=METHOD, long_form="knowledge distillation")),
+                  mention("KD", 34, ctype=METHOD, long_form="knowledge distillation"),
+                  mention("teacher model", 60)),
         acronyms=(acronym("KD", "knowledge distillation"),),
     )
-    uses = Extraction(paper_id="p2", mentions=(mention("KD", 5, ctype=METHOD),))
+    uses = Extraction(paper_id="p2", mentions=(mention("KD", 5, ctype=METHOD),
+                                               mention("teacher model", 60)))
     concepts, links = run(defines, uses)
-    assert list(concepts) == ["knowledge distillation"]
-    assert [link.paper_id for link in links] == ["p1", "p2"]
+    assert list(concepts) == ["knowledge distillation", "teacher model"]
+    assert [link.paper_id for link in links if link.concept_key != "teacher model"] == [
+        "p1", "p2"]
 
 
 def test_acronym_expanded_differently_is_not_merged() -> None:

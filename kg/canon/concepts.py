@@ -1,20 +1,34 @@
 """Canonicalisation: one node per concept across the corpus.
 
 Mentions merge when their keys match (`kg.normalize.norm_key`: case, hyphen/space, plural,
-diacritics). An acronym joins its long form: within a paper that defines it, always; in papers
-that use it without defining it, only when every paper that defines it expands it the same
-way — an acronym expanded differently by different papers stays its own node, never merged.
-Every surface form other than the preferred label becomes an alternative label.
+diacritics). A short form joins the long form its paper defines it with; a paper that uses it
+without defining it gets the sense its context fits, or keeps it apart (`kg.canon.senses`):
+"ACE" defined two ways is two nodes, and LLM / LLMs / large language model(s) is one. Every
+surface form other than the preferred label becomes an alternative label, and every acronym
+merge is recorded as a `CanonDecision` (which variants, by which rule, in how many papers).
 """
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 
+from kg.canon import senses as sn
+from kg.canon import variants as vr
 from kg.extract.acronyms import is_short_form, short_key
 from kg.normalize import norm_key, singularize
-from kg.types import Concept, ConceptType, Extraction, Field, Link, Mention, Paper
+from kg.types import (
+    CanonDecision,
+    Concept,
+    ConceptType,
+    Extraction,
+    Field,
+    Link,
+    Mention,
+    Paper,
+    Role,
+)
 
 
 def acronym_expansions(extractions: Iterable[Extraction]) -> dict[str, set[str]]:
@@ -79,49 +93,235 @@ def _pref_label(mentions: list[Mention], key: str, acronyms: set[str]) -> str:
     return _display(best, key)
 
 
+@dataclass(slots=True)
+class Canonical:
+    """What canonicalisation decided: concepts, links, decisions, and each paper's keys."""
+
+    concepts: dict[str, Concept]
+    links: list[Link]
+    decisions: list[CanonDecision] = field(default_factory=list)
+    # (paper id, key before senses) -> concept key, where the paper's context moved it.
+    keys: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    # Later moves of whole concepts (key -> key, or None: dropped) and of one paper's links.
+    moves: dict[str, str | None] = field(default_factory=dict)
+    paper_moves: dict[tuple[str, str], str | None] = field(default_factory=dict)
+
+    def key_of(self, paper_id: str, mention: Mention) -> str:
+        """The concept key of one mention of `paper_id` (as its link has it; "" if dropped)."""
+        raw = sn.raw_key(mention)
+        key: str | None = self.keys.get((paper_id, raw), raw)
+        while key is not None:
+            pair = (paper_id, key)
+            if pair in self.paper_moves:
+                key = self.paper_moves[pair]
+            elif key in self.moves:
+                key = self.moves[key]
+            else:
+                break
+        return key or ""
+
+    def rekey(
+        self,
+        moves: Mapping[str, str | None],
+        paper_moves: Mapping[tuple[str, str], str | None] | None = None,
+    ) -> None:
+        """Move links to other keys (None drops them) and rebuild the concepts they make up.
+
+        A paper's links that land on one key become one link (the strongest role, every
+        mention); links stay in paper order, then key order.
+        """
+        paper_moves = paper_moves or {}
+        for source, target in moves.items():
+            if target is not None:
+                self.moves.pop(target, None)  # a key moved away earlier is live again
+            self.moves[source] = target
+        self.paper_moves.update(paper_moves)
+        merged: dict[tuple[str, str], Link] = {}
+        order: dict[str, int] = {}
+        for link in self.links:
+            order.setdefault(link.paper_id, len(order))
+            pair = (link.paper_id, link.concept_key)
+            key = paper_moves[pair] if pair in paper_moves else moves.get(
+                link.concept_key, link.concept_key)
+            if key is None:
+                continue
+            old = merged.get((link.paper_id, key))
+            if old is None:
+                merged[link.paper_id, key] = Link(link.paper_id, key, link.role, link.mentions)
+            else:
+                role = min(old.role, link.role, key=lambda r: r.rank)
+                merged[link.paper_id, key] = Link(link.paper_id, key, role,
+                                                  old.mentions + link.mentions)
+        self.links = [merged[pair] for pair in sorted(merged,
+                                                      key=lambda pk: (order[pk[0]], pk[1]))]
+        self.concepts = concepts_from_links(self.links)
+
+
 def canonicalise(
     papers: Iterable[Paper], extractions: dict[str, Extraction]
 ) -> tuple[dict[str, Concept], list[Link]]:
     """Concepts (by key, sorted) and links (by paper order, then key) of a corpus."""
-    expansions = acronym_expansions(extractions.values())
-    by_key: dict[str, list[Mention]] = defaultdict(list)
-    type_votes: dict[str, Counter[ConceptType]] = defaultdict(Counter)
+    result = canonicalise_corpus(papers, extractions)
+    return result.concepts, result.links
+
+
+def canonicalise_corpus(
+    papers: Iterable[Paper], extractions: Mapping[str, Extraction]
+) -> Canonical:
+    """Concepts, links and the merge decisions of a corpus (see module docstring)."""
+    paper_list = list(papers)
+    spelling = vr.variant_map(_papers_per_key(paper_list, extractions))
+
+    def canon(key: str) -> str:
+        return spelling.get(key, key)
+
+    table = sn.SenseTable.build(paper_list, extractions, canon)
+    moved: dict[tuple[str, str], dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+    keys: dict[tuple[str, str], str] = {}
     links: list[Link] = []
-    for paper in papers:
+    for paper in paper_list:
         extraction = extractions.get(paper.id)
         if extraction is None:
             continue
+        own = {s: canon(long) for s, long in _own_definitions(extraction).items()}
+        proposed = {sn.short_sense_key(m.label) for m in extraction.mentions
+                    if m.role is Role.PROPOSES and sn.is_undefined_short(m)}
         per_paper: dict[str, list[Mention]] = defaultdict(list)
         for mention in extraction.mentions:
-            key = mention_key(mention, expansions)
-            if key:
-                per_paper[key].append(mention)
+            key, rule = _resolve(paper.id, mention, own, table, proposed)
+            if not key:
+                continue
+            if key in spelling:
+                moved[spelling[key], vr.RULE][mention.label].add(paper.id)
+                key = spelling[key]
+            per_paper[key].append(mention)
+            raw = sn.raw_key(mention)
+            if key != raw:
+                keys[paper.id, raw] = key
+            if rule is not None:
+                moved[key, rule][mention.label].add(paper.id)
         for key in sorted(per_paper):
             mentions = per_paper[key]
-            by_key[key].extend(mentions)
-            # One vote per paper: a paper's mentions share the type the paper decided.
-            text_types = [m.ctype for m in mentions if m.span.field is not Field.KEYWORDS]
-            type_votes[key][Counter(text_types or [m.ctype for m in mentions])
-                            .most_common(1)[0][0]] += 1
             role = min((m.role for m in mentions), key=lambda r: r.rank)
             links.append(Link(paper.id, key, role, tuple(mentions)))
-    concepts: dict[str, Concept] = {}
-    for key in sorted(by_key):
-        mentions = by_key[key]
-        acronyms = {short_key(m.label) for m in mentions if m.long_form}
-        acronyms |= {m.label for m in mentions if m.long_form}
-        if not any(m.long_form is None and m.label not in acronyms for m in mentions):
-            # Only ever seen as an (undefined or ambiguous) acronym.
-            acronyms |= {short_key(m.label) for m in mentions if is_short_form(m.label)}
-        pref = _pref_label(mentions, key, acronyms)
-        alts = sorted({m.label for m in mentions} - {pref})
-        votes = type_votes[key]
-        ctype = min(votes.items(), key=lambda kv: (-kv[1], list(ConceptType).index(kv[0])))[0]
-        concepts[key] = Concept(
-            key=key,
-            pref_label=pref,
-            ctype=ctype,
-            alt_labels=tuple(alts),
-            acronyms=tuple(sorted({short_key(a) for a in acronyms if is_short_form(a)} - {pref})),
-        )
-    return concepts, links
+    concepts = concepts_from_links(links)
+    return Canonical(concepts, links, _decisions(moved, table, concepts), keys)
+
+
+def concepts_from_links(links: Iterable[Link]) -> dict[str, Concept]:
+    """The concept of every key the links name, sorted by key; one type vote per link."""
+    by_key: dict[str, list[Mention]] = defaultdict(list)
+    type_votes: dict[str, Counter[ConceptType]] = defaultdict(Counter)
+    for link in links:
+        mentions = link.mentions
+        by_key[link.concept_key].extend(mentions)
+        # One vote per paper: a paper's mentions share the type the paper decided.
+        text_types = [m.ctype for m in mentions if m.span.field is not Field.KEYWORDS]
+        type_votes[link.concept_key][Counter(text_types or [m.ctype for m in mentions])
+                                     .most_common(1)[0][0]] += 1
+    return {key: _concept(key, by_key[key], type_votes[key]) for key in sorted(by_key)}
+
+
+def _papers_per_key(
+    papers: list[Paper], extractions: Mapping[str, Extraction]
+) -> Counter[str]:
+    """How many papers mention each key (before senses: long forms and labels as written)."""
+    counts: Counter[str] = Counter()
+    for paper in papers:
+        extraction = extractions.get(paper.id)
+        if extraction is not None:
+            counts.update({sn.raw_key(m) for m in extraction.mentions} - {""})
+    return counts
+
+
+def _own_definitions(extraction: Extraction) -> dict[str, str]:
+    """Short-form sense key -> the long form key this paper defines it with (first wins)."""
+    own: dict[str, str] = {}
+    for acronym in extraction.acronyms:
+        long = norm_key(acronym.long)
+        if long:
+            own.setdefault(sn.short_sense_key(acronym.short), long)
+    return own
+
+
+def _resolve(
+    paper_id: str,
+    mention: Mention,
+    own: dict[str, str],
+    table: sn.SenseTable,
+    proposed: set[str],
+) -> tuple[str, str | None]:
+    """(concept key, rule name when a short form was joined to a long form or kept apart)."""
+    if mention.long_form:
+        return norm_key(mention.long_form), sn.DEFINED
+    if not sn.is_undefined_short(mention):
+        return norm_key(mention.label), None
+    sense = sn.short_sense_key(mention.label)
+    if sense in own:
+        return own[sense], sn.DEFINED
+    key, rule = table.resolve(paper_id, mention.label, sense in proposed)
+    if rule == sn.APART and len(table.senses.get(sense, ())) == 0:
+        return key, None  # never defined anywhere: an ordinary name, nothing was decided
+    return key, rule
+
+
+def _concept(key: str, mentions: list[Mention], votes: Counter[ConceptType]) -> Concept:
+    acronyms = {short_key(m.label) for m in mentions if m.long_form}
+    acronyms |= {m.label for m in mentions if m.long_form}
+    if not any(m.long_form is None and m.label not in acronyms for m in mentions):
+        # Only ever seen as an (undefined or ambiguous) acronym.
+        acronyms |= {short_key(m.label) for m in mentions if is_short_form(m.label)}
+    pref = _pref_label(mentions, key, acronyms)
+    alts = sorted({m.label for m in mentions} - {pref})
+    order = list(ConceptType)
+    ranked = sorted(votes.items(), key=lambda kv: (-kv[1], order.index(kv[0])))
+    return Concept(
+        key=key,
+        pref_label=pref,
+        ctype=ranked[0][0],
+        alt_labels=tuple(alts),
+        acronyms=tuple(sorted({short_key(a) for a in acronyms if is_short_form(a)} - {pref})),
+        type_votes=tuple(ranked),
+    )
+
+
+def _decisions(
+    moved: dict[tuple[str, str], dict[str, set[str]]],
+    table: sn.SenseTable,
+    concepts: dict[str, Concept],
+) -> list[CanonDecision]:
+    """One decision per (concept, rule): the short forms it joined or kept apart, and why."""
+    out: list[CanonDecision] = []
+    for (key, rule), labels in sorted(moved.items()):
+        if key not in concepts:
+            continue
+        papers = set().union(*labels.values())
+        variants = tuple(sorted(labels))
+        if rule == sn.DEFINED and all(norm_key(v) == key for v in variants):
+            continue  # the long form itself: nothing was joined
+        senses = sorted({
+            long for v in variants
+            for long in table.senses.get(sn.short_sense_key(v), {})
+        })
+        if rule == vr.RULE:
+            out.append(CanonDecision(key, rule, variants, len(papers),
+                                     "spelled differently: split or plural words"))
+            continue
+        if rule == sn.APART:
+            note = "kept apart: its papers do not say which of these it means: " + "; ".join(
+                senses)
+        elif rule == sn.DEFINED:
+            note = "defined as this long form by the papers that use it"
+        elif rule == sn.PRIOR:
+            note = ("not defined in these papers and their concepts do not tell; most papers "
+                    "that define it mean this")
+        elif rule == sn.INITIALS:
+            note = "never defined; the only concept whose initials spell it, in shared context"
+        else:
+            note = "not defined in these papers; their concepts fit this sense best"
+        others = [s for s in senses if s != key]
+        if others and rule != sn.APART:
+            note += "; other senses kept apart: " + "; ".join(others)
+        out.append(CanonDecision(key, rule, variants, len(papers), note))
+    return out

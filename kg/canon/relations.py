@@ -12,7 +12,7 @@ relation with the evidence of both.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Container, Iterable, Mapping
+from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import replace
 
 from kg.canon.concepts import acronym_expansions, mention_key
@@ -20,10 +20,14 @@ from kg.types import (
     ConceptRelation,
     Extraction,
     Field,
+    Mention,
     Paper,
     RelationMention,
     RelationType,
 )
+
+KeyOf = Callable[[str, Mention], str]
+"""The concept key of a mention of a paper (paper id, mention) -> key."""
 
 SYMMETRIC = frozenset({RelationType.COMPARED_WITH})
 _FIELD_ORDER = {f: i for i, f in enumerate(Field)}
@@ -33,14 +37,22 @@ def canonical_relations(
     papers: Iterable[Paper],
     extractions: Mapping[str, Extraction],
     concepts: Container[str] | None = None,
+    key_of: KeyOf | None = None,
 ) -> list[ConceptRelation]:
     """The corpus's relations, sorted by (subject key, predicate, object key).
 
     `concepts` holds the keys of the corpus's concepts (`Corpus.concepts`); without it, every
     key a mention of `extractions` has is one, as `kg.canon.concepts.canonicalise` makes
-    them. Evidence is in paper order, then by position in the paper.
+    them. `key_of` gives each mention's concept key as the links have it
+    (`kg.canon.concepts.Canonical.key_of`); without it, `mention_key` with the corpus's acronym
+    expansions. Evidence is in paper order, then by position in the paper.
     """
-    expansions = acronym_expansions(extractions.values())
+    if key_of is None:
+        expansions = acronym_expansions(extractions.values())
+
+        def key_of(_paper: str, mention: Mention) -> str:
+            return mention_key(mention, expansions)
+
     evidence: dict[tuple[str, RelationType, str], list[tuple[str, RelationMention]]] = (
         defaultdict(list)
     )
@@ -50,10 +62,10 @@ def canonical_relations(
             continue
         known = concepts
         if known is None:
-            known = {mention_key(m, expansions) for m in extraction.mentions}
+            known = {key_of(paper.id, m) for m in extraction.mentions}
         for relation in sorted(extraction.relations, key=_position):
-            subject = mention_key(relation.subject, expansions)
-            obj = mention_key(relation.object, expansions)
+            subject = key_of(paper.id, relation.subject)
+            obj = key_of(paper.id, relation.object)
             if not subject or not obj or subject == obj:
                 continue
             if subject not in known or obj not in known:

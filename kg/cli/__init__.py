@@ -27,6 +27,7 @@ COMMANDS = {
     "load": "kg.cli.load_cmd:load_command",
     "queries": "kg.cli.query_cmd:queries_command",
     "query": "kg.cli.query_cmd:query_command",
+    "review": "kg.cli.review_cmd:review_command",
     "serve": "kg.cli.serve_cmd:serve_command",
     "stats": "kg.cli.stats_cmd:stats_command",
     "train": "kg.cli.train_cmd:train_command",

@@ -77,11 +77,14 @@ def _stage_printer(enabled: bool) -> Callable[[str, float, str], None] | None:
 @click.option("--progress/--no-progress", default=True,
               help="Report each stage (reading, extraction, linking, writing, store, page) "
                    "with its time on stderr; a progress bar too on a terminal.")
+@click.option("--corrections", type=click.Path(path_type=Path, dir_okay=False), default=None,
+              help="YAML file of merge/split/retype/rename/reject corrections to apply "
+                   "(`kg review` writes one to edit).")
 def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, strict: bool,
           store: Path | None, html: Path | None, analyze: bool, processes: int | None,
           input_format: str | None,
           max_field_chars: int, max_record_mb: float, max_document_mb: float,
-          progress: bool) -> None:
+          progress: bool, corrections: Path | None) -> None:
     """Build the knowledge graph of INPUTS: files, directories (every supported file inside)
     or `-` (standard input). Formats: text, JSON/JSON Lines (OpenAlex, Semantic Scholar, arXiv
     snapshot, OpenReview, CSL-JSON, paper lists), CSV/TSV (Zotero), BibTeX, RIS, arXiv Atom,
@@ -92,5 +95,8 @@ def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, st
     summary = run_build(inputs, output, fmt=fmt, base=base, strict=strict, store=store,
                         html=html, n_process=processes, input_format=input_format,
                         limits=limits, on_stage=_stage_printer(progress), analyze=analyze,
-                        progress=_progress_factory(progress and sys.stderr.isatty()))
+                        progress=_progress_factory(progress and sys.stderr.isatty()),
+                        corrections=corrections)
+    for warning in summary.warnings:
+        click.echo(f"kg build: warning: {warning}", err=True)
     click.echo(summary.format())

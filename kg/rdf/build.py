@@ -22,6 +22,7 @@ from kg.errors import InputError, KGError
 from kg.namespaces import DEFAULT_BASE
 from kg.rdf import terms as t
 from kg.rdf.canonical import TripleBuffer
+from kg.rdf.decisions import add_decision_triples
 from kg.rdf.iris import Iris, paper_key
 from kg.rdf.links import add_vocabulary_links
 from kg.rdf.ontology import ontology_triples
@@ -126,6 +127,7 @@ class _GraphBuilder:
         self._evidence(links)
         add_vocabulary_links(self.corpus.matches, self.concept_iri, self.out)
         add_relation_triples(self.out, self.corpus, self.iris, self.concept_iri)
+        add_decision_triples(self.out, self.corpus, self.iris, self.concept_iri)
 
     # -- inputs ---------------------------------------------------------------------------
 

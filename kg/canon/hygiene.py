@@ -1,0 +1,155 @@
+"""Nodes that are not concepts: quantities, hardware and products, word fragments, capitalised
+common words — judged on the whole corpus's evidence, not one mention.
+
+Rules (their names are recorded with each rejection):
+- `quantity`: a number with a unit or multiplier ("10X", "100K", "1.5B", "8%").
+- `product`: every word is a company, device or product name from `PRODUCT_WORDS` or a model
+  number ("NVIDIA H100", "iPhone 13", "RTX 3090") — unless a paper is about it (a mention in a
+  title).
+- `fragment`: every mention in every paper is part of a longer word or of another concept's
+  mention, and the label is an ordinary word ("Multi" of "Multi-bit", "cross" of
+  "cross-modal") or a code of at most three characters with a digit ("L1" of "smooth L1
+  loss"); names such as "LSTM" in "LSTM-based" stay; unless in a title.
+- `common-word`: one (maybe hyphenated) word, every mention capitalised only by its position
+  (a title, or a sentence's first word), no paper names its contribution with it, and the same
+  words appear in more of the corpus's abstracts as ordinary text than there are papers linked
+  to the concept ("Fine-Grained" from titles, "fine-grained" in hundreds of abstracts).
+
+The cut-offs are "every mention" and "more than": no fitted threshold.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
+
+from kg.types import Concept, Field, Link, Mention, Paper
+
+QUANTITY = "quantity"
+PRODUCT = "product"
+FRAGMENT = "fragment"
+COMMON_WORD = "common-word"
+
+_QUANTITY = re.compile(
+    r"^[~<>≈]?\d+(?:[.,]\d+)*\s*(?:x|×|k|m|b|t|g|%|gb|mb|tb|kb|fps|hz|khz|mhz|ghz|ms|s|h|"
+    r"min|px|bit|bits|d)?$", re.I)
+_MODEL_NUMBER = re.compile(r"^[a-z]{0,3}\d+[a-z0-9]*$|^\d+$", re.I)
+# Companies, devices and product lines (general knowledge; lower case).
+PRODUCT_WORDS = frozenset(
+    # Words that are also method names or ordinary words ("ARM", "Pro", "Switch") are left out.
+    """nvidia amd intel apple google microsoft openai anthropic amazon ibm samsung huawei
+    qualcomm iphone ipad ipod macbook android linux jetson xavier orin geforce quadro tesla
+    rtx gtx radeon xeon snapdragon raspberry pi arduino kinect hololens oculus playstation
+    xbox nintendo alexa siri cortana a100 h100 v100 h200 b200 a6000 a40 l40 p100 k80 tpu tpuv3
+    tpuv4""".split()
+)
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def reject(
+    concepts: Mapping[str, Concept], links: Iterable[Link], papers: Mapping[str, Paper]
+) -> dict[str, str]:
+    """Concept key -> the rule that rejects it, for every node that is not a concept."""
+    mentions: dict[str, list[tuple[str, Mention]]] = defaultdict(list)
+    linked: Counter[str] = Counter()
+    for link in links:
+        linked[link.concept_key] += 1
+        mentions[link.concept_key].extend((link.paper_id, m) for m in link.mentions)
+    spans = _spans_by_paper(mentions)
+    out: dict[str, str] = {}
+    common: list[str] = []
+    for key, concept in concepts.items():
+        found = mentions.get(key, [])
+        in_title = any(m.span.field is Field.TITLE for _, m in found)
+        if _QUANTITY.match(concept.pref_label.strip()):
+            out[key] = QUANTITY
+        elif not in_title and _is_product(concept.pref_label):
+            out[key] = PRODUCT
+        elif not in_title and found and _fragment_shaped(concept.pref_label) and all(
+            _is_fragment(papers[pid], m, spans[pid]) for pid, m in found
+        ):
+            out[key] = FRAGMENT
+        elif found and _position_capitalised(concept, found, papers):
+            common.append(key)
+    if common:
+        plain = _plain_text_papers({key for key in common}, papers.values())
+        for key in common:
+            if plain[key] > linked[key]:
+                out[key] = COMMON_WORD
+    return out
+
+
+def _is_product(label: str) -> bool:
+    words = _WORD.findall(label.lower())
+    return bool(words) and any(w in PRODUCT_WORDS for w in words) and all(
+        w in PRODUCT_WORDS or _MODEL_NUMBER.match(w) for w in words)
+
+
+def _fragment_shaped(label: str) -> bool:
+    """An ordinary word ("Multi", "cross") or a short code ("L1"), not a name ("LSTM")."""
+    if " " in label or "-" in label:
+        return False
+    return (label.isalpha() and label[1:].islower()) or (
+        len(label) <= 3 and any(c.isdigit() for c in label))
+
+
+def _spans_by_paper(
+    mentions: Mapping[str, list[tuple[str, Mention]]],
+) -> dict[str, list[tuple[Field, int, int]]]:
+    spans: dict[str, list[tuple[Field, int, int]]] = defaultdict(list)
+    for found in mentions.values():
+        for pid, m in found:
+            spans[pid].append((m.span.field, m.span.start, m.span.end))
+    return spans
+
+
+def _is_fragment(paper: Paper, mention: Mention, spans: list[tuple[Field, int, int]]) -> bool:
+    """Glued to a longer word ("Multi-bit") or strictly inside another mention's span."""
+    span = mention.span
+    text = paper.text(span.field)
+    before = text[span.start - 1] if span.start > 0 else " "
+    after = text[span.end] if span.end < len(text) else " "
+    if before.isalnum() or after.isalnum() or before == "-" or after == "-":
+        return True
+    return any(f is span.field and s <= span.start and span.end <= e and (s, e) != (
+        span.start, span.end) for f, s, e in spans)
+
+
+def _position_capitalised(
+    concept: Concept, found: list[tuple[str, Mention]], papers: Mapping[str, Paper]
+) -> bool:
+    """Title-case words of the ordinary vocabulary, capitalised only where they stand, and not
+    the name a title gives its contribution."""
+    label = concept.pref_label
+    if " " in label.strip():
+        return False
+    words = label.split("-")
+    if not all(w[:1].isupper() and w[1:].islower() and w.isalpha() for w in words):
+        return False
+    for pid, m in found:
+        if m.span.field is Field.TITLE:
+            head = (papers[pid].title or "").partition(":")
+            if head[1] and head[0].strip().casefold() == m.text.casefold():
+                return False  # "Fine-Grained: ..." would name the paper's contribution
+        elif m.span.start != m.sentence.start:
+            return False
+    return True
+
+
+def _plain_text_papers(keys: set[str], papers: Iterable[Paper]) -> Counter[str]:
+    """For each key, the papers whose abstract has its words in lower case."""
+    wanted = {tuple(key.split()): key for key in keys}
+    sizes = {len(words) for words in wanted}
+    counts: Counter[str] = Counter()
+    for paper in papers:
+        text = paper.abstract or ""
+        tokens = re.findall(r"[a-z0-9]+", text)  # lower-case words only: capitals do not count
+        seen: set[str] = set()
+        for n in sizes:
+            for i in range(len(tokens) - n + 1):
+                key = wanted.get(tuple(tokens[i: i + n]))
+                if key is not None:
+                    seen.add(key)
+        counts.update(seen)
+    return counts

@@ -1,0 +1,186 @@
+"""Which sense a short form has in each paper: one node per (short form, meaning).
+
+A short form ("ACE", "LLMs") means what its paper defines it as. Its *senses* in a corpus are
+the long forms papers define it with (keys by `kg.normalize.norm_key`), each with the papers
+that define it so. A paper that uses the short form without defining it gets a sense from its
+context, by these rules in order (the rule's name is recorded with the merge in the graph):
+
+- `acronym-defined`: the paper defines it; its own long form decides.
+- `acronym-context`: the corpus defines it, and this paper spells out exactly one of its long
+  forms elsewhere; or the sense whose defining papers share the most with this paper wins,
+  when exactly one sense scores best and its score is above zero. A shared
+  concept scores its inverse document frequency (`log((N + 1) / papers with it)`): sharing
+  "image classification" says more than sharing "deep learning". Venue and year add to the
+  score but never join alone: at least one concept must be shared. With a single sense, any
+  shared concept joins it.
+- `acronym-prior`: the context says nothing, and the paper does not propose the short form (a
+  paper proposing an undefined name introduces its own): it joins the sense most papers define
+  it with when that sense is more likely than not by the rule of succession, `n_sense /
+  (n_defining + 1)` > 1/2 — the extra 1 stands for a sense no paper of the corpus defined.
+  "LLM" defined as "large language model" by 312 papers and otherwise once joins it (0.99);
+  an "ACE" one paper defined does not (0.5).
+- `acronym-initials`: no paper defines it, and exactly one multi-word concept of this paper's
+  own mentions, or of the corpus, has initials that spell it ("large language model" for
+  "LLM"): that concept, when the paper shares context with it as above (it is then the only
+  sense).
+- `acronym-apart`: nothing fits; the short form stays a node of its own, labelled by itself,
+  never merged into a sense it may not have.
+
+A short form written with the exact casing some sense was defined with only considers those
+senses ("mAP" is not "MAP"). The rules are features read from the text, with no fitted
+threshold: "above zero", "exactly one best" and "more likely than not" are the only cut-offs.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from kg.extract.acronyms import is_short_form, short_key
+from kg.normalize import norm_key
+from kg.types import Extraction, Mention, Paper
+
+DEFINED = "acronym-defined"
+CONTEXT = "acronym-context"
+PRIOR = "acronym-prior"
+INITIALS = "acronym-initials"
+APART = "acronym-apart"
+
+_SKIPPED_WORDS = frozenset("a an the and or of for to in on with via by from at".split())
+
+
+def short_sense_key(label: str) -> str:
+    """The case-folded key a short form's senses are filed under ("LLMs", "llm" -> "llm")."""
+    return norm_key(short_key(label))
+
+
+def raw_key(mention: Mention) -> str:
+    """A mention's key before senses are resolved: its long form's when it has one."""
+    return norm_key(mention.long_form) if mention.long_form else norm_key(mention.label)
+
+
+def is_undefined_short(mention: Mention) -> bool:
+    """A short form used without its own long form."""
+    return mention.long_form is None and is_short_form(mention.label)
+
+
+def initials(key: str) -> str:
+    """The initials of a multi-word key, function words skipped ("" for one word).
+
+    >>> initials("large language model"), initials("chain of thought"), initials("dropout")
+    ('llm', 'ct', '')
+    """
+    words = [w for w in key.replace("-", " ").split() if w not in _SKIPPED_WORDS]
+    return "".join(w[0] for w in words if w) if len(words) > 1 else ""
+
+
+@dataclass(slots=True)
+class SenseTable:
+    """The senses of every short form of a corpus, and each paper's context to choose one."""
+
+    senses: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # short -> long -> papers
+    context: dict[str, frozenset[str]] = field(default_factory=dict)  # paper -> context keys
+    papers_with: Counter[str] = field(default_factory=Counter)  # context key -> paper count
+    by_initials: dict[str, set[str]] = field(default_factory=dict)  # initials -> concept keys
+    cased: dict[str, set[str]] = field(default_factory=dict)  # exact short form -> long keys
+
+    @classmethod
+    def build(
+        cls,
+        papers: Iterable[Paper],
+        extractions: Mapping[str, Extraction],
+        canon: Callable[[str], str] = lambda key: key,
+    ) -> SenseTable:
+        """The table of a corpus; `canon` maps a key to its group's (`kg.canon.variants`)."""
+        table = cls()
+        senses: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
+        cased: dict[str, set[str]] = defaultdict(set)
+        by_initials: dict[str, set[str]] = defaultdict(set)
+        for paper in papers:
+            extraction = extractions.get(paper.id)
+            if extraction is None:
+                continue
+            for acronym in extraction.acronyms:
+                long = canon(norm_key(acronym.long))
+                if long:
+                    senses[short_sense_key(acronym.short)][long].add(paper.id)
+                    cased[short_key(acronym.short)].add(long)
+            keys = {canon(raw_key(m)) for m in extraction.mentions}
+            keys.discard("")
+            for key in keys:
+                letters = initials(key)
+                if len(letters) > 1:
+                    by_initials[letters].add(key)
+            context = keys | _metadata(paper)
+            table.context[paper.id] = frozenset(context)
+            table.papers_with.update(context)
+        table.senses = {s: dict(longs) for s, longs in senses.items()}
+        table.by_initials = dict(by_initials)
+        table.cased = dict(cased)
+        return table
+
+    def resolve(self, paper_id: str, short: str, proposed: bool = False) -> tuple[str, str]:
+        """(key, rule) of an undefined short form used in `paper_id` (see module docstring);
+        `proposed` when the paper proposes it."""
+        sense = short_sense_key(short)
+        own = self.context.get(paper_id, frozenset())
+        longs = self.senses.get(sense)
+        same_case = self.cased.get(short_key(short))
+        if longs and same_case:
+            longs = {long: papers for long, papers in longs.items() if long in same_case}
+        rule = CONTEXT
+        if longs:
+            spelled = sorted(long for long in longs if long in own)
+            if len(spelled) == 1:
+                return spelled[0], CONTEXT
+        else:
+            candidates = sorted(self.by_initials.get(sense, ()))
+            local = [key for key in candidates if key in own]
+            if len(local) == 1:
+                return local[0], INITIALS  # the paper spells it out itself
+            if len(candidates) != 1:
+                return sense, APART
+            longs = {candidates[0]: self._papers_of(candidates[0])}
+            rule = INITIALS
+        scores = sorted(
+            ((self._score(own, papers, exclude={long, sense}), long)
+             for long, papers in longs.items()),
+            key=lambda sl: (-sl[0], sl[1]),
+        )
+        best, long = scores[0]
+        if best > 0 and (len(scores) == 1 or scores[1][0] < best):
+            return long, rule
+        if rule == CONTEXT and not proposed:
+            defining = len(set().union(*longs.values()))
+            top, n = min(((long, len(p)) for long, p in longs.items()),
+                         key=lambda ln: (-ln[1], ln[0]))
+            if n / (defining + 1) > 0.5:
+                return top, PRIOR
+        return sense, APART
+
+    def _papers_of(self, key: str) -> set[str]:
+        return {pid for pid, keys in self.context.items() if key in keys}
+
+    def _score(self, own: frozenset[str], papers: set[str], exclude: set[str]) -> float:
+        """How much `own` shares with the context of `papers` (inverse document frequency);
+        0 unless a concept (not only the venue or year) is shared."""
+        shared: set[str] = set()
+        for pid in papers:
+            shared |= own & self.context.get(pid, frozenset())
+        shared -= exclude
+        if not any(not k.startswith("@") for k in shared):
+            return 0.0
+        n = len(self.context) + 1  # smoothed: a concept every paper has still counts a little
+        return sum(math.log(n / self.papers_with[k]) for k in shared)
+
+
+def _metadata(paper: Paper) -> set[str]:
+    """The venue and year of a paper as context keys (not concept keys: they start with '@')."""
+    keys = set()
+    if paper.venue:
+        keys.add("@venue " + norm_key(paper.venue))
+    if paper.year is not None:
+        keys.add(f"@year {paper.year}")
+    return keys
