@@ -184,7 +184,7 @@ def canonicalise_corpus(
         extraction = extractions.get(paper.id)
         if extraction is None:
             continue
-        own = {s: canon(long) for s, long in _own_definitions(extraction).items()}
+        own = {s: canon(long) for s, long in _own_definitions(paper, extraction).items()}
         proposed = {sn.short_sense_key(m.label) for m in extraction.mentions
                     if m.role is Role.PROPOSES and sn.is_undefined_short(m)}
         per_paper: dict[str, list[Mention]] = defaultdict(list)
@@ -235,13 +235,14 @@ def _papers_per_key(
     return counts
 
 
-def _own_definitions(extraction: Extraction) -> dict[str, str]:
-    """Short-form sense key -> the long form key this paper defines it with (first wins)."""
+def _own_definitions(paper: Paper, extraction: Extraction) -> dict[str, str]:
+    """Short-form sense key -> the long form key this paper defines it with (first wins;
+    the text before the title)."""
     own: dict[str, str] = {}
-    for acronym in extraction.acronyms:
-        long = norm_key(acronym.long)
+    for short, written in sn.definitions(paper, extraction):
+        long = norm_key(written)
         if long:
-            own.setdefault(sn.short_sense_key(acronym.short), long)
+            own.setdefault(sn.short_sense_key(short), long)
     return own
 
 

@@ -25,6 +25,7 @@ class CorpusCanon:
     decisions: list[CanonDecision] = field(default_factory=list)
     rejected: dict[str, str] = field(default_factory=dict)  # key -> hygiene rule
     warnings: list[str] = field(default_factory=list)
+    applied: list[Correction] = field(default_factory=list)  # corrections that applied
 
 
 def canonical_corpus(
@@ -41,11 +42,11 @@ def canonical_corpus(
     decisions = [d for d in canonical.decisions if d.concept_key in canonical.concepts]
     canonical.links, origin = origin_roles(canonical.links, canonical.concepts, by_id)
     decisions += origin
-    corrected, warnings = apply_corrections(canonical, list(corrections))
+    corrected, warnings, applied = apply_corrections(canonical, list(corrections))
     decisions = _settle(decisions, canonical) + [
         d for d in corrected if d.concept_key in canonical.concepts]
     canonical.decisions = decisions
-    return CorpusCanon(canonical, decisions, rejected, warnings)
+    return CorpusCanon(canonical, decisions, rejected, warnings, applied)
 
 
 def _settle(decisions: list[CanonDecision], canonical: Canonical) -> list[CanonDecision]:

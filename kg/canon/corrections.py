@@ -75,7 +75,7 @@ def read_corrections(path: str | Path) -> list[Correction]:
 
 def _entry(path: Path, number: int, entry: Any) -> Correction:
     def fail(reason: str) -> InputError:
-        return InputError(reason, source=str(path), record=number)
+        return InputError(f"entry {number}: {reason}", source=str(path))
 
     if not isinstance(entry, dict):
         raise fail("an entry must be a mapping with 'action' and 'concept'")
@@ -124,10 +124,12 @@ def _text(value: Any) -> str:
 
 def apply_corrections(
     canonical: Canonical, corrections: list[Correction]
-) -> tuple[list[CanonDecision], list[str]]:
-    """Apply `corrections` to `canonical` in order; (decisions recorded, warnings)."""
+) -> tuple[list[CanonDecision], list[str], list[Correction]]:
+    """Apply `corrections` to `canonical` in order; (decisions recorded, warnings, the
+    corrections that applied)."""
     decisions: list[CanonDecision] = []
     warnings: list[str] = []
+    applied: list[Correction] = []
     labels: dict[str, str] = {}
     types: dict[str, ConceptType] = {}
     for c in corrections:
@@ -178,8 +180,9 @@ def apply_corrections(
         variants = tuple(sorted({key, target} - {""}))
         note = c.note or f"{c.action.value} by {c.source}, entry {c.line}"
         decisions.append(CanonDecision(target or key, rule, variants, papers, note, c.line))
+        applied.append(c)
     _override(canonical, labels, types)
-    return decisions, warnings
+    return decisions, warnings, applied
 
 
 def find_concept(canonical: Canonical, ref: str) -> str | None:

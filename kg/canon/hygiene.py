@@ -11,7 +11,8 @@ Rules (their names are recorded with each rejection):
   "cross-modal") or a code of at most three characters with a digit ("L1" of "smooth L1
   loss"); names such as "LSTM" in "LSTM-based" stay; unless in a title.
 - `common-word`: one (maybe hyphenated) word, every mention capitalised only by its position
-  (a title, or a sentence's first word), no paper names its contribution with it, and the same
+  (a title, or a sentence's first word), no title has it standing alone ("Zero-Shot vs.
+  Translation-Based ...", "X: ..." are about it; "Fine-Grained Image ..." modifies), and the same
   words appear in more of the corpus's abstracts as ordinary text than there are papers linked
   to the concept ("Fine-Grained" from titles, "fine-grained" in hundreds of abstracts).
 
@@ -45,6 +46,8 @@ PRODUCT_WORDS = frozenset(
     tpuv4""".split()
 )
 _WORD = re.compile(r"[a-z0-9]+")
+# A title word that modifies nothing: the title ends, or a colon, "?" or "vs." follows.
+_STANDS_ALONE = re.compile(r"^\s*($|[:?]|vs\.?\s|versus\s)", re.I)
 
 
 def reject(
@@ -129,9 +132,9 @@ def _position_capitalised(
         return False
     for pid, m in found:
         if m.span.field is Field.TITLE:
-            head = (papers[pid].title or "").partition(":")
-            if head[1] and head[0].strip().casefold() == m.text.casefold():
-                return False  # "Fine-Grained: ..." would name the paper's contribution
+            after = (papers[pid].title or "")[m.span.end:]
+            if _STANDS_ALONE.match(after):
+                return False  # "Zero-Shot vs. ...", "X: ...": the paper is about it
         elif m.span.start != m.sentence.start:
             return False
     return True

@@ -66,6 +66,29 @@ def is_undefined_short(mention: Mention) -> bool:
     return mention.long_form is None and is_short_form(mention.label)
 
 
+def title_definition(title: str | None) -> tuple[str, str] | None:
+    """(short, long) when a title names its contribution by a short form spelled out right
+    after the colon: "CRAFT: Class Ranking Aware Fine-Tuning for ..." defines CRAFT.
+
+    >>> title_definition("CRAFT: Class Ranking Aware Fine-Tuning for Enhanced OOD Detection")
+    ('CRAFT', 'Class Ranking Aware Fine-Tuning')
+    >>> title_definition("GOLD: Generalized Knowledge Distillation via OOD-Guided Generation")
+    """
+    head, colon, rest = (title or "").partition(":")
+    short = head.strip()
+    if not colon or not is_short_form(short):
+        return None
+    letters = "".join(c for c in short.lower() if c.isalnum())
+    words = rest.split()
+    for n in range(1, min(len(words), len(letters) + 3) + 1):
+        prefix = words[:n]
+        for parts in (prefix, [p for w in prefix for p in w.split("-") if p]):
+            spelled = "".join(w[0].lower() for w in parts if w.lower() not in _SKIPPED_WORDS)
+            if spelled == letters:
+                return short, " ".join(prefix).strip(",;.")
+    return None
+
+
 def initials(key: str) -> str:
     """The initials of a multi-word key, function words skipped ("" for one word).
 
@@ -102,11 +125,11 @@ class SenseTable:
             extraction = extractions.get(paper.id)
             if extraction is None:
                 continue
-            for acronym in extraction.acronyms:
-                long = canon(norm_key(acronym.long))
+            for short, written in definitions(paper, extraction):
+                long = canon(norm_key(written))
                 if long:
-                    senses[short_sense_key(acronym.short)][long].add(paper.id)
-                    cased[short_key(acronym.short)].add(long)
+                    senses[short_sense_key(short)][long].add(paper.id)
+                    cased[short_key(short)].add(long)
             keys = {canon(raw_key(m)) for m in extraction.mentions}
             keys.discard("")
             for key in keys:
@@ -174,6 +197,15 @@ class SenseTable:
             return 0.0
         n = len(self.context) + 1  # smoothed: a concept every paper has still counts a little
         return sum(math.log(n / self.papers_with[k]) for k in shared)
+
+
+def definitions(paper: Paper, extraction: Extraction) -> list[tuple[str, str]]:
+    """(short, long) of every acronym the paper defines: in its text, or in its title."""
+    found = [(a.short, a.long) for a in extraction.acronyms]
+    in_title = title_definition(paper.title)
+    if in_title is not None:
+        found.append(in_title)
+    return found
 
 
 def _metadata(paper: Paper) -> set[str]:

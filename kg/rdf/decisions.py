@@ -60,7 +60,6 @@ def add_decision_triples(
 ) -> None:
     """Add the decisions, type votes and corrections of `corpus` to `out`."""
     by_line = {c.line: c for c in corpus.corrections}
-    used: set[int] = set()
     for decision in corpus.decisions:
         concept = concept_iri.get(decision.concept_key)
         if concept is None:
@@ -83,10 +82,8 @@ def add_decision_triples(
             activity = correction_iri(iris, correction)
             add(node, PROV_WAS_GENERATED_BY, *t.iri_term(activity))
             add(concept, PROV_WAS_INFLUENCED_BY, *t.iri_term(activity))
-            used.add(correction.line)
     for correction in corpus.corrections:
-        if correction.line in used or correction.action.value == "reject":
-            _correction(out, iris, correction)
+        _correction(out, iris, correction)
     for key, item in corpus.concepts.items():
         if item.type_disputed and key in concept_iri:
             for ctype, votes in item.type_votes:

@@ -1,0 +1,183 @@
+"""kg.canon.senses, kg.canon.variants, kg.canon.origin, kg.canon.hygiene on hand-made
+extractions (no spaCy): one node per (short form, meaning), spelling variants merged,
+`proposes` kept by the papers that introduce a concept, junk nodes dropped."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kg.canon import senses as sn
+from kg.canon.concepts import canonicalise_corpus
+from kg.canon.corpus import canonical_corpus
+from kg.canon.hygiene import COMMON_WORD, FRAGMENT, PRODUCT, QUANTITY, reject
+from kg.canon.origin import MAX_ORIGINS, NAMING_CUE, TITLE_NAME, origin_roles
+from kg.canon.variants import compact, variant_map
+from kg.types import Acronym, ConceptType, Extraction, Field, Mention, Paper, Role, Span
+
+METHOD = ConceptType.METHOD
+
+
+def m(label: str, start: int = 0, *, role: Role = Role.USES, long_form: str | None = None,
+      part: Field = Field.ABSTRACT, sentence: tuple[int, int] | None = None,
+      text: str | None = None) -> Mention:
+    s0, s1 = sentence or (0, start + len(label) + 40)
+    return Mention(text or label, label, Span(part, start, start + len(label)),
+                   Span(part, s0, s1), METHOD, role, "rules", long_form=long_form)
+
+
+def defines(pid: str, short: str, long: str, *others: str) -> Extraction:
+    """A paper defining `short` as `long`, also mentioning `others`."""
+    return Extraction(
+        pid,
+        mentions=(m(long), m(short, 30, long_form=long),
+                  *[m(o, 100 + 20 * i) for i, o in enumerate(others)]),
+        acronyms=(Acronym(short, long, Span(Field.ABSTRACT, 30, 30 + len(short))),),
+    )
+
+
+def uses(pid: str, short: str, *others: str, role: Role = Role.USES) -> Extraction:
+    return Extraction(pid, mentions=(m(short, 5, role=role),
+                                     *[m(o, 100 + 20 * i) for i, o in enumerate(others)]))
+
+
+def run(*extractions: Extraction):  # type: ignore[no-untyped-def]
+    papers = [Paper(x.paper_id, "abstract " * 40) for x in extractions]
+    return canonicalise_corpus(papers, {x.paper_id: x for x in extractions})
+
+
+def links_of(result, key: str) -> list[str]:  # type: ignore[no-untyped-def]
+    return [link.paper_id for link in result.links if link.concept_key == key]
+
+
+def test_two_long_forms_are_two_nodes_and_an_undefined_use_joins_the_sense_its_context_fits():
+    result = run(
+        defines("p1", "ACE", "action concept enhancement", "video recognition"),
+        defines("p2", "ACE", "automatic content extraction", "event extraction"),
+        uses("p3", "ACE", "event extraction"),
+        uses("p4", "ACE", "video recognition"),
+        uses("p5", "ACE", "image generation"),
+    )
+    assert links_of(result, "action concept enhancement") == ["p1", "p4"]
+    assert links_of(result, "automatic content extraction") == ["p2", "p3"]
+    assert links_of(result, "ace") == ["p5"]  # nothing fits: kept apart
+    rules = {(d.concept_key, d.rule) for d in result.decisions}
+    assert ("automatic content extraction", sn.CONTEXT) in rules
+    assert ("ace", sn.APART) in rules
+    apart = next(d for d in result.decisions if d.rule == sn.APART)
+    assert "action concept enhancement" in apart.note and apart.variants == ("ACE",)
+
+
+def test_the_common_expansion_wins_when_the_context_is_silent():
+    many = [defines(f"d{i}", "LLM", "large language model", f"topic {i}") for i in range(5)]
+    odd = defines("odd", "LLM", "large high-resource language model", "translation")
+    result = run(*many, odd, uses("u", "LLMs", "unrelated thing"))
+    assert "u" in links_of(result, "large language model")
+    assert "llm" not in result.concepts
+    decision = next(d for d in result.decisions if d.rule == sn.PRIOR)
+    assert decision.concept_key == "large language model" and decision.variants == ("LLMs",)
+
+
+def test_one_defining_paper_is_no_prior_and_a_proposed_undefined_name_stays_its_own():
+    result = run(defines("p1", "CRAFT", "cross-modal aligned feature tuning", "clip"),
+                 uses("p2", "CRAFT", "question answering", role=Role.PROPOSES))
+    assert links_of(result, "craft") == ["p2"]
+    many = [defines(f"d{i}", "GAN", "generative adversarial network") for i in range(4)]
+    proposer = run(*many, uses("p", "GAN", "something", role=Role.PROPOSES))
+    assert links_of(proposer, "gan") == ["p"]  # a paper proposing "GAN" means its own
+
+
+def test_the_exact_casing_of_a_definition_is_kept_apart():
+    result = run(
+        *[defines(f"a{i}", "mAP", "mean average precision", "object detection") for i in range(3)],
+        *[defines(f"b{i}", "MAP", "maximum a posteriori", "bayesian inference") for i in range(3)],
+        uses("u1", "MAP", "bayesian inference"), uses("u2", "mAP", "bayesian inference"),
+    )
+    assert "u1" in links_of(result, "maximum a posteriori")
+    assert "u2" in links_of(result, "mean average precision")
+
+
+def test_a_short_form_never_defined_joins_the_one_concept_its_initials_spell():
+    result = run(Extraction("p1", mentions=(m("large language model"), m("LLMs", 40))),
+                 uses("p2", "SVM"))
+    assert links_of(result, "large language model") == ["p1"]
+    assert "llm" not in result.concepts and "svm" in result.concepts
+
+
+def test_spelling_variants_are_one_node_named_by_the_most_used_key():
+    assert compact("pre trained language models") == compact("pretrained language model")
+    assert variant_map({"pretrained language model": 3, "pre trained language model": 1}) == {
+        "pre trained language model": "pretrained language model"}
+    result = run(Extraction("p1", mentions=(m("pre-trained language models"),)),
+                 Extraction("p2", mentions=(m("pretrained language model"),)),
+                 Extraction("p3", mentions=(m("Pretrained Language Models"),)))
+    assert list(result.concepts) == ["pretrained language model"]
+    assert any(d.rule == "spelling-variant" for d in result.decisions)
+
+
+def _paper(pid: str, title: str, abstract: str) -> Paper:
+    return Paper(pid, abstract, title=title)
+
+
+def test_proposes_is_kept_only_by_papers_that_introduce_a_crowded_concept():
+    text = "We propose chain-of-thought prompting for math."
+    papers = {f"u{i}": _paper(f"u{i}", "Reasoning", text) for i in range(MAX_ORIGINS + 1)}
+    papers["t"] = _paper("t", "Chain-of-Thought: Reasoning in LLMs", text)
+    named = "We introduce a method called chain-of-thought that reasons."
+    papers["n"] = _paper("n", "Reasoning", named)
+    start = named.index("chain")
+    extractions = {
+        pid: Extraction(pid, mentions=(m("chain-of-thought", start if pid == "n" else 13,
+                                         role=Role.PROPOSES, sentence=(0, 58)),))
+        for pid in papers
+    }
+    result = run_corpus(papers, extractions)
+    roles = {link.paper_id: link.role for link in result.links}
+    assert roles == {"u0": Role.USES, "u1": Role.USES, "u2": Role.USES,
+                     "t": Role.PROPOSES, "n": Role.PROPOSES}
+    (decision,) = [d for d in result.decisions if d.rule == "origin"]
+    assert decision.variants == (f"n ({NAMING_CUE})", f"t ({TITLE_NAME})")
+    assert decision.papers == 3
+
+
+def test_a_concept_proposed_by_few_papers_keeps_every_proposer():
+    paper = _paper("p", "A title", "We propose FooNet for bar.")
+    link_papers = {"p": paper, "q": replace(paper, id="q")}
+    extractions = {pid: Extraction(pid, mentions=(m("FooNet", 11, role=Role.PROPOSES),))
+                   for pid in link_papers}
+    result = run_corpus(link_papers, extractions)
+    links, decisions = origin_roles(result.links, result.concepts, link_papers)
+    assert [link.role for link in links] == [Role.PROPOSES, Role.PROPOSES]
+    assert decisions == []
+
+
+def run_corpus(papers: dict[str, Paper], extractions: dict[str, Extraction]):  # type: ignore[no-untyped-def]
+    return canonical_corpus(list(papers.values()), extractions).canonical
+
+
+def test_hygiene_rejects_quantities_products_fragments_and_capitalised_common_words():
+    abstract = ("A fine-grained study of Multi-bit watermarks with focal smooth L1 loss. "
+                "We run it 10X faster on an NVIDIA H100. A fine-grained analysis follows.")
+    others = [_paper(f"o{i}", "Other", "a fine-grained view of things") for i in range(3)]
+    paper = _paper("p", "Fine-Grained Watermarks", abstract)
+    papers = {p.id: p for p in [paper, *others]}
+
+    def at(label: str, part: Field = Field.ABSTRACT) -> Mention:
+        text = paper.text(part)
+        start = text.index(label)
+        return m(label, start, part=part, sentence=(0 if start < 73 else 73, len(text)))
+
+    x = Extraction("p", mentions=(
+        at("Multi"), at("focal smooth L1 loss"), at("L1"), at("10X"), at("NVIDIA H100"),
+        at("Fine-Grained", Field.TITLE), at("watermarks"),
+    ))
+    result = canonical_corpus(list(papers.values()), {"p": x}).canonical
+    rejected = reject(run(x).concepts, run(x).links, papers)
+    assert rejected == {"multi": FRAGMENT, "l1": FRAGMENT, "10x": QUANTITY,
+                        "nvidia h100": PRODUCT, "fine grained": COMMON_WORD}
+    assert sorted(result.concepts) == ["focal smooth l1 loss", "watermark"]
+
+
+def test_a_product_a_paper_is_about_stays():
+    paper = _paper("p", "Benchmarking the NVIDIA H100", "We time the NVIDIA H100 GPU.")
+    x = Extraction("p", mentions=(m("NVIDIA H100", 17, part=Field.TITLE, sentence=(0, 28)),))
+    assert reject(run(x).concepts, run(x).links, {"p": paper}) == {}

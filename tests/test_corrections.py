@@ -1,0 +1,182 @@
+"""kg.canon.corrections and kg.canon.review on hand-made extractions (no spaCy): the YAML file
+is checked, every action applies deterministically, and the graph records what was done."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyoxigraph as ox
+import pytest
+
+from kg.build import link_corpus
+from kg.canon.corrections import read_corrections
+from kg.canon.review import AMBIGUOUS, JUNK, TYPES, review_candidates
+from kg.errors import InputError
+from kg.query import open_source
+from kg.rdf.build import build_triples
+from kg.rdf.serialize import GraphFormat, serialize_graph
+from kg.types import (
+    Acronym,
+    ConceptType,
+    Corpus,
+    CorrectionAction,
+    Extraction,
+    Field,
+    Mention,
+    Paper,
+    Role,
+    Span,
+)
+
+KG = "https://w3id.org/paperkg/ontology#"
+R = "https://w3id.org/paperkg/resource/"
+
+
+def m(label: str, start: int, ctype: ConceptType = ConceptType.METHOD,
+      long_form: str | None = None) -> Mention:
+    return Mention(label, label, Span(Field.ABSTRACT, start, start + len(label)),
+                   Span(Field.ABSTRACT, 0, 200), ctype, Role.USES, "rules", long_form=long_form)
+
+
+TEXT = ("We use LLM and ZZ-Net and the large language model. " * 2).ljust(200, ".")
+
+
+def corpus_with(corrections_text: str | None, tmp_path: Path) -> Corpus:
+    papers = [Paper(f"p{i}", TEXT, title=f"Paper {i}") for i in range(3)]
+    mentions = (m("LLM", 7), m("ZZ-Net", 15), m("large language model", 30))
+    extractions = {
+        "p0": Extraction("p0", mentions=(*mentions[1:], m("LLM", 7, long_form="large language "
+                                                            "model")),
+                         acronyms=(Acronym("LLM", "large language model",
+                                           Span(Field.ABSTRACT, 7, 10)),)),
+        "p1": Extraction("p1", mentions=mentions),
+        "p2": Extraction("p2", mentions=(m("ZZ-Net", 15, ConceptType.MODEL),
+                                         m("large language model", 30))),
+    }
+    fixes = []
+    if corrections_text is not None:
+        path = tmp_path / "corrections.yaml"
+        path.write_text(corrections_text, encoding="utf-8")
+        fixes = read_corrections(path)
+    return link_corpus(papers, extractions, fixes)
+
+
+def turtle(corpus: Corpus) -> str:
+    return serialize_graph(build_triples(corpus, include_ontology=False)).decode()
+
+
+def test_every_action_applies_and_is_recorded(tmp_path: Path) -> None:
+    corpus = corpus_with("""
+corrections:
+- action: keep
+  concept: large language model
+  seen: {why: anything, papers: 3}
+- action: retype
+  concept: ZZ-Net
+  type: model
+- action: rename
+  concept: zz net
+  label: ZZNet
+  note: the authors' spelling
+- action: split
+  concept: large language model
+  papers: [p2]
+  label: LLM (p2's sense)
+- action: reject
+  concept: nothing here
+""", tmp_path)
+    zz = corpus.concepts["zz net"]
+    assert (zz.ctype, zz.pref_label) == (ConceptType.MODEL, "ZZNet")
+    assert "ZZ-Net" in zz.alt_labels
+    by_paper = {(link.paper_id, link.concept_key) for link in corpus.links}
+    assert ("p2", "llm p2's sense") in by_paper and ("p2", "large language model") not in by_paper
+    assert corpus.concepts["llm p2's sense"].pref_label == "LLM (p2's sense)"
+    assert corpus.warnings == [
+        "corrections.yaml, entry 5: no concept 'nothing here' in this graph; the reject was "
+        "skipped"]
+    graph = turtle(corpus)
+    store = ox.Store()
+    store.load(graph.encode(), "text/turtle")
+    rows = list(store.query(
+        f"SELECT ?action ?concept WHERE {{ ?x a <{KG}Correction> ; <{KG}correctionAction> ?action ."
+        f" ?d <http://www.w3.org/ns/prov#wasGeneratedBy> ?x ; <{KG}decidedConcept> ?concept }}"
+        " ORDER BY ?action"))
+    assert [(r["action"].value, r["concept"].value) for r in rows] == [
+        ("rename", R + "concept/zz-net"), ("retype", R + "concept/zz-net"),
+        ("split", R + "concept/llm-p2-s-sense")]
+
+
+def test_merge_and_reject(tmp_path: Path) -> None:
+    corpus = corpus_with("""
+corrections:
+- {action: merge, concept: ZZ-Net, into: large language model}
+- {action: reject, concept: large language model, note: not a concept}
+""", tmp_path)
+    assert corpus.concepts == {}
+    assert corpus.links == []
+    graph = turtle(corpus)
+    assert '"not a concept"' in graph and "correction/corrections.yaml-2" in graph
+
+
+def test_the_same_file_gives_the_same_bytes(tmp_path: Path) -> None:
+    text = "corrections:\n- {action: merge, concept: ZZ-Net, into: LLM}\n"
+    first, second = turtle(corpus_with(text, tmp_path)), turtle(corpus_with(text, tmp_path))
+    assert first == second
+    assert R + "concept/zz-net" not in first and R + "concept/large-language-model" in first
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("corrections:\n- {action: squash, concept: x}\n", "entry 1: action 'squash' is not one of"),
+    ("corrections:\n- {action: merge, concept: x}\n", "entry 1: action merge needs 'into'"),
+    ("corrections:\n- {action: keep}\n", "'concept' is missing"),
+    ("corrections:\n- {action: retype, concept: x, type: Thing}\n", "type 'Thing' is not one"),
+    ("corrections:\n- {action: keep, concept: x, colour: red}\n", "unknown field(s) colour"),
+    ("corrections: {action: keep}\n", "'corrections' must be a list"),
+    ("corrections:\n- [unclosed\n", "not valid YAML"),
+])
+def test_bad_files_are_refused_with_file_entry_and_fix(tmp_path: Path, text: str,
+                                                       message: str) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(InputError) as caught:
+        read_corrections(path)
+    assert str(path) in str(caught.value) and message in str(caught.value)
+
+
+def test_an_empty_file_corrects_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("# nothing yet\n", encoding="utf-8")
+    assert read_corrections(path) == []
+
+
+def test_review_lists_candidates_as_keep_entries_that_read_back(tmp_path: Path) -> None:
+    corpus = corpus_with(None, tmp_path)
+    graph = tmp_path / "g.ttl"
+    graph.write_bytes(serialize_graph(build_triples(corpus), GraphFormat.TURTLE))
+    from kg.canon.review import write_review
+
+    with open_source(graph, engine="oxigraph") as source:
+        candidates = review_candidates(source)
+        write_review(source, tmp_path / "review.yaml")
+    whys = {c.label: c.why for c in candidates}
+    assert TYPES in whys["ZZ-Net"]  # two papers say Method, one Model
+    assert JUNK not in whys.get("large language model", [])
+    entries = read_corrections(tmp_path / "review.yaml")
+    assert {e.action for e in entries} == {CorrectionAction.KEEP}
+    assert [e.concept for e in entries] == [c.label for c in candidates]
+    assert AMBIGUOUS not in whys["ZZ-Net"]
+
+
+def test_review_command_has_help_and_names_a_missing_graph(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from kg.cli import main
+
+    runner = CliRunner()
+    result = runner.invoke(main, ["review", "--help"])
+    assert result.exit_code == 0 and "corrections file" in result.output
+    for param in main.commands["review"].params:
+        if param.name != "graph":
+            assert getattr(param, "help", None), param.name
+    result = runner.invoke(main, ["review", str(tmp_path / "none.ttl")])
+    assert result.exit_code == 2 and "none.ttl" in result.output
