@@ -181,3 +181,23 @@ def test_a_product_a_paper_is_about_stays():
     paper = _paper("p", "Benchmarking the NVIDIA H100", "We time the NVIDIA H100 GPU.")
     x = Extraction("p", mentions=(m("NVIDIA H100", 17, part=Field.TITLE, sentence=(0, 28)),))
     assert reject(run(x).concepts, run(x).links, {"p": paper}) == {}
+
+
+def test_a_model_named_without_its_head_noun_joins_the_full_name():
+    def model(label: str, start: int = 0) -> Mention:
+        return replace(m(label, start), ctype=ConceptType.MODEL)
+
+    texts = {"p1": "diffusion models work.", "p2": "A diffusion model works.",
+             "p3": "Diffusion and language work.", "p4": "A language model works."}
+    extractions = {
+        "p1": Extraction("p1", mentions=(model("diffusion models"),)),
+        "p2": Extraction("p2", mentions=(model("diffusion model", 2),)),
+        "p3": Extraction("p3", mentions=(model("Diffusion"), m("language", 14))),
+        "p4": Extraction("p4", mentions=(m("language model", 2),)),
+    }
+    papers = [Paper(pid, texts[pid] + " " * 80) for pid in extractions]
+    result = canonical_corpus(papers, extractions).canonical
+    assert [link.paper_id for link in result.links if link.concept_key == "diffusion model"] == [
+        "p1", "p2", "p3"]
+    assert "language" in result.concepts  # not a Model: not "language model"
+    assert "Diffusion" in result.concepts["diffusion model"].alt_labels

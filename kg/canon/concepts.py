@@ -83,6 +83,8 @@ def _pref_label(mentions: list[Mention], key: str, acronyms: set[str]) -> str:
             best_long = min(longs.items(), key=lambda kv: (-kv[1], kv[0]))[0]
             return _display(_decapitalise(best_long), key)
     pool = full or mentions
+    # A label of the key itself over a variant merged into it ("Diffusion" -> diffusion model).
+    pool = [m for m in pool if norm_key(m.label) == key] or pool
     mid = [m for m in pool if m.span.start != m.sentence.start and m.span.field is not Field.TITLE]
     counts = Counter(m.label for m in (mid or pool))
     best = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))[0]

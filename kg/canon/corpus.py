@@ -1,12 +1,14 @@
 """The corpus-level stage in order: merge, clean, settle roles, apply people's corrections.
 
 `kg.build.build_corpus` calls `canonical_corpus`; each step is a module of its own:
-`concepts` (keys, spelling variants, acronym senses: `senses`, `variants`), `hygiene` (nodes
+`concepts` (keys, spelling variants, acronym senses: `senses`, `variants`; a Model named
+without its head noun joins the full name, `variants.elided_heads`), `hygiene` (nodes
 that are not concepts), `origin` (`proposes` means origin), `corrections` (the YAML file).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -14,6 +16,7 @@ from kg.canon.concepts import Canonical, canonicalise_corpus
 from kg.canon.corrections import apply_corrections
 from kg.canon.hygiene import reject
 from kg.canon.origin import origin_roles
+from kg.canon.variants import HEAD_RULE, elided_heads
 from kg.types import CanonDecision, Correction, Extraction, Paper
 
 
@@ -36,6 +39,14 @@ def canonical_corpus(
     """One node per concept, hygiene, origin roles, then `corrections` in order."""
     canonical = canonicalise_corpus(papers, extractions)
     by_id = {p.id: p for p in papers}
+    counts = Counter(link.concept_key for link in canonical.links)
+    shortened = elided_heads(canonical.concepts, counts)
+    if shortened:
+        canonical.decisions += [
+            CanonDecision(full, HEAD_RULE, (canonical.concepts[key].pref_label,), counts[key],
+                          "the same model named without its head noun")
+            for key, full in sorted(shortened.items())]
+        canonical.rekey(dict(shortened))
     rejected = reject(canonical.concepts, canonical.links, by_id)
     if rejected:
         canonical.rekey(dict.fromkeys(rejected))

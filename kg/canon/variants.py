@@ -13,8 +13,11 @@ from collections import defaultdict
 from collections.abc import Mapping
 
 from kg.normalize import singularize
+from kg.types import Concept, ConceptType
 
 RULE = "spelling-variant"
+HEAD_RULE = "elided-head"
+_HEADS = ("model",)
 
 
 def compact(key: str) -> str:
@@ -41,4 +44,26 @@ def variant_map(papers_per_key: Mapping[str, int]) -> dict[str, str]:
             continue
         best = min(keys, key=lambda k: (-papers_per_key[k], k))
         out.update({k: best for k in keys if k != best})
+    return out
+
+
+def elided_heads(concepts: Mapping[str, Concept], papers: Mapping[str, int]) -> dict[str, str]:
+    """Key -> the key it shortens, for a Model named without its head noun ("diffusion" for
+    "diffusion model", "Mamba" for "Mamba model"): both nodes typed Model by their papers, and
+    the full name used in more papers. A "language" typed Concept stays apart from
+    "language model".
+
+    >>> c = {k: Concept(k, k, ConceptType.MODEL) for k in ["diffusion", "diffusion model"]}
+    >>> elided_heads(c, {"diffusion": 12, "diffusion model": 124})
+    {'diffusion': 'diffusion model'}
+    """
+    out: dict[str, str] = {}
+    for key, concept in concepts.items():
+        if concept.ctype is not ConceptType.MODEL:
+            continue
+        for head in _HEADS:
+            full = concepts.get(f"{key} {head}")
+            if full is not None and full.ctype is ConceptType.MODEL and papers.get(
+                    full.key, 0) > papers.get(key, 0):
+                out[key] = full.key
     return out
