@@ -108,6 +108,8 @@ class SenseTable:
     papers_with: Counter[str] = field(default_factory=Counter)  # context key -> paper count
     by_initials: dict[str, set[str]] = field(default_factory=dict)  # initials -> concept keys
     cased: dict[str, set[str]] = field(default_factory=dict)  # exact short form -> long keys
+    _profiles: dict[tuple[str, str], frozenset[str]] = field(default_factory=dict, repr=False)
+    _papers_cache: dict[str, set[str]] = field(default_factory=dict, repr=False)
 
     @classmethod
     def build(
@@ -168,7 +170,7 @@ class SenseTable:
             longs = {candidates[0]: self._papers_of(candidates[0])}
             rule = INITIALS
         scores = sorted(
-            ((self._score(own, papers, exclude={long, sense}), long)
+            ((self._score(own, (sense, long), papers, exclude={long, sense}), long)
              for long, papers in longs.items()),
             key=lambda sl: (-sl[0], sl[1]),
         )
@@ -184,15 +186,22 @@ class SenseTable:
         return sense, APART
 
     def _papers_of(self, key: str) -> set[str]:
-        return {pid for pid, keys in self.context.items() if key in keys}
+        found = self._papers_cache.get(key)
+        if found is None:
+            found = self._papers_cache[key] = {
+                pid for pid, keys in self.context.items() if key in keys}
+        return found
 
-    def _score(self, own: frozenset[str], papers: set[str], exclude: set[str]) -> float:
-        """How much `own` shares with the context of `papers` (inverse document frequency);
-        0 unless a concept (not only the venue or year) is shared."""
-        shared: set[str] = set()
-        for pid in papers:
-            shared |= own & self.context.get(pid, frozenset())
-        shared -= exclude
+    def _score(
+        self, own: frozenset[str], sense: tuple[str, str], papers: set[str], exclude: set[str]
+    ) -> float:
+        """How much `own` shares with the context of `papers`, the papers of `sense` (inverse
+        document frequency); 0 unless a concept (not only the venue or year) is shared."""
+        profile = self._profiles.get(sense)
+        if profile is None:  # the union of the papers' contexts, once per sense
+            profile = self._profiles[sense] = frozenset().union(
+                *(self.context.get(pid, frozenset()) for pid in papers))
+        shared = (own & profile) - exclude
         if not any(not k.startswith("@") for k in shared):
             return 0.0
         n = len(self.context) + 1  # smoothed: a concept every paper has still counts a little
