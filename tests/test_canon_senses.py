@@ -139,6 +139,17 @@ def test_proposes_is_kept_only_by_papers_that_introduce_a_crowded_concept():
     assert decision.papers == 3
 
 
+def test_a_widely_used_concept_keeps_proposes_only_where_introduced():
+    text = "We propose chain-of-thought prompting for math."
+    papers = {"p": _paper("p", "Reasoning", text)}
+    papers |= {f"u{i}": _paper(f"u{i}", "Other", text) for i in range(MAX_ORIGINS)}
+    extractions = {pid: Extraction(pid, mentions=(m("chain-of-thought", 11, role=Role.PROPOSES
+                                                    if pid == "p" else Role.USES),))
+                   for pid in papers}
+    result = run_corpus(papers, extractions)
+    assert {link.role for link in result.links} == {Role.USES}
+
+
 def test_a_concept_proposed_by_few_papers_keeps_every_proposer():
     paper = _paper("p", "A title", "We propose FooNet for bar.")
     link_papers = {"p": paper, "q": replace(paper, id="q")}

@@ -1,9 +1,11 @@
 """`proposes` at corpus level means origin: the paper(s) that introduce a concept.
 
 A paper's "we propose X" can mean "we introduce X" or "we propose to use X". One paper alone
-cannot tell; the corpus can: a concept that more than `MAX_ORIGINS` papers "propose" is used by
-most of them, and only the papers whose text *introduces* it keep the role; the others use it
-(their link becomes `uses`; the mention's own role stays in its evidence).
+cannot tell; the corpus can: a concept that more than `MAX_ORIGINS` papers link to is used by
+most of them — at most `MAX_ORIGINS` can have introduced it — so only the papers whose text
+*introduces* it keep `proposes`; the others use it (their link becomes `uses`; the mention's
+own role stays in its evidence). "chain-of-thought" in 22 papers, "proposed" by one that
+designs "a three-step CoT template", is used there.
 
 A paper introduces a concept when (rule names as recorded in the graph):
 - `title-name`: its title starts with one of the concept's names and a colon ("CRAFT: ...");
@@ -61,7 +63,8 @@ def origin_roles(
     """Links with `proposes` kept only by introducing papers of over-proposed concepts, and
     one decision per concept whose proposers were cut."""
     proposers = Counter(link.concept_key for link in links if link.role is Role.PROPOSES)
-    crowded = {key for key, n in proposers.items() if n > MAX_ORIGINS}
+    linked = Counter(link.concept_key for link in links)
+    crowded = {key for key in proposers if linked[key] > MAX_ORIGINS}
     kept: dict[str, list[str]] = {key: [] for key in crowded}
     out: list[Link] = []
     for link in links:
@@ -75,9 +78,9 @@ def origin_roles(
     decisions = [
         CanonDecision(
             key, RULE, tuple(sorted(kept[key])), proposers[key] - len(kept[key]),
-            f"{proposers[key]} papers propose it, more than the {MAX_ORIGINS} that can "
-            f"introduce one name; {len(kept[key])} introduce it and keep the role, the "
-            "others use it",
+            f"{linked[key]} papers link to it, more than the {MAX_ORIGINS} that can introduce "
+            f"one name, and {proposers[key]} propose it; {len(kept[key])} introduce it and "
+            "keep the role, the others use it",
         )
         for key in sorted(crowded)
     ]
