@@ -180,3 +180,27 @@ def test_review_command_has_help_and_names_a_missing_graph(tmp_path: Path) -> No
             assert getattr(param, "help", None), param.name
     result = runner.invoke(main, ["review", str(tmp_path / "none.ttl")])
     assert result.exit_code == 2 and "none.ttl" in result.output
+
+
+def test_decisions_and_corrections_conform_to_the_shapes(tmp_path: Path) -> None:
+    import pyshacl
+    import rdflib
+
+    from kg.rdf.ontology import shapes_path
+
+    corpus = corpus_with("""
+corrections:
+- {action: retype, concept: ZZ-Net, type: Model}
+- {action: split, concept: large language model, papers: [p2], label: Other LLM}
+- {action: merge, concept: Other LLM, into: ZZ-Net, note: same}
+""", tmp_path)
+    graph = rdflib.Graph().parse(data=turtle(corpus), format="turtle")
+    graph += rdflib.Graph().parse(data=serialize_graph(build_triples(corpus)).decode(),
+                                  format="turtle")
+    conforms, _, report = pyshacl.validate(
+        graph, shacl_graph=rdflib.Graph().parse(shapes_path()), inference="none", advanced=True)
+    assert conforms, report
+    kinds = {str(o) for o in graph.objects(None, rdflib.URIRef(KG + "rule"))}
+    # The split's node was merged away afterwards: its decision went with it.
+    assert {"correction:retype", "correction:merge", "acronym-defined"} <= kinds
+    assert "correction:split" not in kinds
