@@ -10,9 +10,27 @@ from kg.canon import senses as sn
 from kg.canon.concepts import canonicalise_corpus
 from kg.canon.corpus import canonical_corpus
 from kg.canon.hygiene import COMMON_WORD, FRAGMENT, PRODUCT, QUANTITY, reject
-from kg.canon.origin import MAX_ORIGINS, NAMING_CUE, TITLE_NAME, origin_roles
+from kg.canon.origin import (
+    MAX_ORIGINS,
+    NAMING_CUE,
+    NOVEL_INSTANCE,
+    TITLE_NAME,
+    introduction,
+    origin_roles,
+)
 from kg.canon.variants import compact, variant_map
-from kg.types import Acronym, ConceptType, Extraction, Field, Mention, Paper, Role, Span
+from kg.types import (
+    Acronym,
+    Concept,
+    ConceptType,
+    Extraction,
+    Field,
+    Link,
+    Mention,
+    Paper,
+    Role,
+    Span,
+)
 
 METHOD = ConceptType.METHOD
 
@@ -212,3 +230,17 @@ def test_a_model_named_without_its_head_noun_joins_the_full_name():
         "p1", "p2", "p3"]
     assert "language" in result.concepts  # not a Model: not "language model"
     assert "Diffusion" in result.concepts["diffusion model"].alt_labels
+
+
+def test_a_paper_offering_a_novel_one_of_a_common_concept_keeps_proposes():
+    text = "To this end, we propose two novel loss functions for the unlabelled data."
+    paper = _paper("p", "Semi-supervised segmentation", text)
+    start = text.index("loss functions")
+    mention = m("loss functions", start, role=Role.PROPOSES, sentence=(0, len(text)))
+    link = Link("p", "loss function", Role.PROPOSES, (mention,))
+    concept = Concept("loss function", "loss function", METHOD)
+    assert introduction(paper, link, concept) == NOVEL_INSTANCE
+    plain = _paper("q", "Other", "We design a three-step loss functions schedule.")
+    link_q = Link("q", "loss function", Role.PROPOSES, (m("loss functions", 25, role=Role.PROPOSES,
+                                                          sentence=(0, 47)),))
+    assert introduction(plain, link_q, concept) is None

@@ -9,7 +9,9 @@ designs "a three-step CoT template", is used there.
 
 A paper introduces a concept when (rule names as recorded in the graph):
 - `title-name`: its title starts with one of the concept's names and a colon ("CRAFT: ...");
-- `naming-cue`: a sentence names it: "called/named/dubbed/termed X", or "X, a novel/new ...".
+- `naming-cue`: a sentence names it: "called/named/dubbed/termed X", or "X, a novel/new ...";
+- `novel-instance`: a sentence offers a new one of it: "two novel loss functions", "a novel 3D
+  representation", "a unified 3D representation space" (the paper's own loss, representation).
 
 `MAX_ORIGINS` = 2 comes from the data, not from examples: over all 35k paperlists papers
 (`scripts/origin_threshold.py`), 98.1% of the names papers put before a colon in their title
@@ -30,8 +32,10 @@ MAX_ORIGINS = 2
 RULE = "origin"
 TITLE_NAME = "title-name"
 NAMING_CUE = "naming-cue"
+NOVEL_INSTANCE = "novel-instance"
 
 _BEFORE = re.compile(r"\b(called|named|dubbed|termed|coined|namely)\s*[\"'“‘]?\s*$", re.I)
+_NOVEL = re.compile(r"\b(novel|new|unified)\s+(?:[\w-]+\s+){0,2}$", re.I)
 _AFTER = re.compile(
     r"^\s*(\([^()]{1,20}\)\s*)?[,:]?\s*(which is |that is )?(a|an)\s+(\w+[\s-]+){0,2}?"
     r"(novel|new|first)\b", re.I)
@@ -54,6 +58,8 @@ def introduction(paper: Paper, link: Link, concept: Concept) -> str | None:
         after = text[mention.span.end: min(mention.sentence.end, mention.span.end + 60)]
         if _BEFORE.search(before) or _AFTER.match(after):
             return NAMING_CUE
+        if _NOVEL.search(before):
+            return NOVEL_INSTANCE
     return None
 
 
