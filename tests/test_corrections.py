@@ -1,4 +1,4 @@
-"""kg.canon.corrections and kg.canon.review on hand-made extractions (no spaCy): the YAML file
+"""kg.canon.corrections and kg.query.review on hand-made extractions (no spaCy): the YAML file
 is checked, every action applies deterministically, and the graph records what was done."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 
 from kg.build import link_corpus
 from kg.canon.corrections import read_corrections
-from kg.canon.review import AMBIGUOUS, JUNK, TYPES, review_candidates
 from kg.errors import InputError
 from kg.query import open_source
+from kg.query.review import AMBIGUOUS, JUNK, TYPES, review_candidates
 from kg.rdf.build import build_triples
 from kg.rdf.serialize import GraphFormat, serialize_graph
 from kg.types import (
@@ -153,7 +153,7 @@ def test_review_lists_candidates_as_keep_entries_that_read_back(tmp_path: Path) 
     corpus = corpus_with(None, tmp_path)
     graph = tmp_path / "g.ttl"
     graph.write_bytes(serialize_graph(build_triples(corpus), GraphFormat.TURTLE))
-    from kg.canon.review import write_review
+    from kg.query.review import write_review
 
     with open_source(graph, engine="oxigraph") as source:
         candidates = review_candidates(source)

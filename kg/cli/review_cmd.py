@@ -6,6 +6,9 @@ from pathlib import Path
 
 import click
 
+from kg.query import open_source
+from kg.query.review import write_review
+
 
 @click.command("review")
 @click.argument("graph", type=click.Path(path_type=Path))
@@ -17,9 +20,6 @@ def review_command(graph: Path, output: Path) -> None:
     single-paper junk suspects of GRAPH (a graph file or an Oxigraph store folder) as a
     corrections file: edit each entry's `action`, then run
     `kg build ... --corrections FILE`."""
-    from kg.canon.review import write_review
-    from kg.query import open_source
-
     with open_source(graph, engine="oxigraph") as source:
         count = write_review(source, output)
     click.echo(f"{count} candidates written to {output}")
