@@ -301,8 +301,11 @@ def nothing_to_build(report: IngestReport, papers: int, output: Path) -> str:
     for source in sources[:5]:
         seen = report.fields.get(source, [])
         shown = ", ".join(repr(name) for name in seen[:25]) + (", …" if len(seen) > 25 else "")
-        parts.append(f"{source} ({report.formats[source]}): "
-                     + (f"fields seen: {shown}" if seen else "no records"))
+        table = report.tables.get(source)
+        how = (f"read as {table[0]}, the abstract from {' or '.join(map(repr, table[1]))}; "
+               if table else "")  # fmt: skip
+        parts.append(f"{source} ({report.formats[source]}): {how}"
+                     + (f"fields with a value: {shown}" if seen else "no records"))
     parts.append("an abstract is read from a field named 'abstract' (any case), or from a known "
                  "export's own field (Zotero CSV 'Abstract Note', OpenAlex "
                  "'abstract_inverted_index', OpenReview 'content.abstract', arXiv Atom "

@@ -6,8 +6,9 @@ For each size, writes a file of synthetic records in the shape of the arXiv meta
 (`--source arxiv`, JSON Lines in a `.json` file) or of OpenAlex works (`--source openalex`,
 with `abstract_inverted_index`), then reads it in a fresh process that only counts the papers
 (as a streaming consumer would) and prints the papers, seconds, records/s and that process's
-peak RSS. Reading is streaming when the peak RSS does not grow with the file; what grows is
-the duplicate-id index (one small entry per paper). The files are deleted afterwards.
+peak RSS, once without and once with the duplicate-id index (`read_papers(deduplicate=...)`).
+Reading is streaming when the peak RSS does not grow with the file; with the index, it grows
+by one small entry per paper. The files are deleted afterwards.
 """
 
 from __future__ import annotations
@@ -78,16 +79,17 @@ import resource, sys, time
 from kg.ingest import IngestReport, read_papers
 report = IngestReport()
 start = time.perf_counter()
-n = sum(1 for _ in read_papers([sys.argv[1]], report=report))
+dedup = sys.argv[2] == "1"
+n = sum(1 for _ in read_papers([sys.argv[1]], report=report, deduplicate=dedup))
 seconds = time.perf_counter() - start
 print(n, len(report.skipped), seconds, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
-def measure(path: Path) -> tuple[int, int, float, float]:
+def measure(path: Path, dedup: bool) -> tuple[int, int, float, float]:
     """(papers, skipped, seconds, peak RSS in MB) of reading `path` in a fresh process."""
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(path)], check=True,
-                         capture_output=True, text=True).stdout.split()  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", _CHILD, str(path), "1" if dedup else "0"],
+                         check=True, capture_output=True, text=True).stdout.split()  # fmt: skip
     return int(out[0]), int(out[1]), float(out[2]), int(out[3]) / 1024
 
 
@@ -97,18 +99,20 @@ def main() -> None:
     parser.add_argument("--dir", type=Path, default=Path(tempfile.gettempdir()))
     parser.add_argument("--source", choices=["arxiv", "openalex"], default="arxiv")
     args = parser.parse_args()
-    print(f"{'size':>8} {'records':>9} {'papers':>9} {'skipped':>7} {'seconds':>8} "
-          f"{'rec/s':>7} {'peak RSS':>9}")  # fmt: skip
+    print(f"{'size':>8} {'records':>9} {'dedup':>5} {'papers':>9} {'skipped':>7} "
+          f"{'seconds':>8} {'rec/s':>7} {'peak RSS':>9}")  # fmt: skip
     for size in args.sizes_mb:
         path = args.dir / f"bench_ingest_{args.source}_{size}mb.json"
         try:
             records = write_file(path, size, args.source)
             file_mb = os.path.getsize(path) / 1e6
-            papers, skipped, seconds, rss = measure(path)
+            for dedup in (False, True):
+                papers, skipped, seconds, rss = measure(path, dedup)
+                print(f"{file_mb:>6.0f}MB {records:>9,} {'yes' if dedup else 'no':>5} "
+                      f"{papers:>9,} {skipped:>7} {seconds:>8.1f} {papers / seconds:>7,.0f} "
+                      f"{rss:>7.0f}MB", flush=True)  # fmt: skip
         finally:
             path.unlink(missing_ok=True)
-        print(f"{file_mb:>6.0f}MB {records:>9,} {papers:>9,} {skipped:>7} {seconds:>8.1f} "
-              f"{papers / seconds:>7,.0f} {rss:>7.0f}MB", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -411,7 +411,8 @@ def test_build_help() -> None:
     assert result.exit_code == 0
     assert "Build the knowledge graph of INPUTS" in result.stdout
     for option in ("--output", "--format", "--base", "--strict", "--store", "--html",
-                   "--processes", "--progress / --no-progress"):
+                   "--processes", "--progress / --no-progress", "--input-format",
+                   "--max-field-chars", "--max-record-mb", "--max-document-mb"):
         assert option in result.stdout
 
 

@@ -67,7 +67,7 @@ def test_no_abstract_exits_non_zero_naming_fields_and_keeps_the_old_graph(
     bad = run("build", export, "-o", out)
     assert bad.exit_code == 2
     assert "read 1 records from 1 file, none with an abstract" in bad.stderr
-    assert "fields seen: 'Key', 'Title', 'Summary'" in bad.stderr
+    assert "fields with a value: 'Key', 'Title', 'Summary'" in bad.stderr
     assert f"nothing was written ({out} is unchanged)" in bad.stderr
     assert out.read_bytes() == before
 
@@ -84,6 +84,15 @@ def test_an_unusable_input_never_replaces_a_graph(tmp_path: Path, content: str) 
     assert "no paper with an abstract to build from" in result.stderr
     assert out.read_text() == "# the previous graph\n"
     assert not (tmp_path / "page.html").exists()
+
+
+def test_an_export_without_abstracts_says_where_they_were_looked_for(tmp_path: Path) -> None:
+    export = tmp_path / "zotero.csv"
+    export.write_text("Key,Item Type,Title,Abstract Note\nK1,journalArticle,A paper,\n")
+    result = run("build", export, "-o", tmp_path / "g.ttl")
+    assert result.exit_code == 2
+    assert (f"{export} (csv): read as zotero-csv, the abstract from 'Abstract Note'; fields with "
+            "a value: 'Key', 'Item Type', 'Title'") in result.stderr  # fmt: skip
 
 
 def test_strict_fails_on_a_skipped_record_of_an_export(tmp_path: Path) -> None:

@@ -166,3 +166,10 @@ def test_corrupt_gzip_is_an_input_error(tmp_path: Path) -> None:
     corrupt.write_bytes(data[: len(data) // 2])
     with pytest.raises(InputError, match=r"cut\.jsonl\.gz: cannot read the file .*corrupt"):
         list(read_papers([corrupt]))
+
+
+def test_without_deduplication_every_record_is_yielded_as_read() -> None:
+    report = IngestReport()
+    papers = list(read_papers([FIXTURES / "duplicates.jsonl"], report=report, deduplicate=False))
+    assert [p.id for p in papers].count("d1") == 4
+    assert report.duplicates == []

@@ -126,6 +126,18 @@ def test_semantic_scholar_dataset_lines_are_read() -> None:
     assert [p.abstract for p in papers] == [p["abstract"] for p in EXPECTED]
 
 
+def test_semantic_scholar_papers_dataset_has_metadata_without_abstracts() -> None:
+    first, second = read("s2_papers_dataset.jsonl")
+    assert (first.id, first.title, first.abstract) == ("13756489", "Attention is All you Need",
+                                                       None)  # fmt: skip
+    assert first.authors == ("Ashish Vaswani", "Noam M. Shazeer")
+    assert (first.year, first.venue, first.arxiv_id, first.doi) == (
+        2017, "Neural Information Processing Systems", "1706.03762", None)
+    assert first.subjects == ("Computer Science",)
+    # null venue, year and fields of study: the year comes from the publication date
+    assert (second.year, second.venue, second.subjects) == (2020, None, ())
+
+
 def test_arxiv_snapshot_is_json_lines_in_a_json_file_with_latex_decoded() -> None:
     report = IngestReport()
     papers = read("arxiv_snapshot.json", report)

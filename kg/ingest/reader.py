@@ -62,6 +62,7 @@ def read_papers(
     strict: bool = False,
     limits: ReadLimits = DEFAULT_LIMITS,
     input_format: Format | str | None = None,
+    deduplicate: bool = True,
 ) -> Iterator[Paper]:
     """The papers in `paths`, in input order, read lazily (JSON Lines, CSV, text stream).
 
@@ -93,7 +94,7 @@ def read_papers(
                     paper = _paper(raw, source, separators, report, strict, limits)
                     if paper is None:
                         continue
-                    duplicate = dedup.check(paper)
+                    duplicate = dedup.check(paper) if deduplicate else None
                     report.read += 1
                     if duplicate is None:
                         yield paper

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from kg.ingest.tables import detect
 from kg.types import SkippedRecord
 
 FIELDS_SHOWN = 40
@@ -76,10 +77,18 @@ class IngestReport:
     # have (the first record's, then any new ones, up to `FIELDS_SHOWN`): for messages.
     formats: dict[str, str] = field(default_factory=dict)
     fields: dict[str, list[str]] = field(default_factory=dict)
+    # The source table the first record of each input was read with ("zotero-csv"), and where
+    # that table looks for the abstract; absent when records are read by field name.
+    tables: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
 
     def see(self, source: str, record: Mapping[str, Any]) -> None:
         """Remember the field names of a record of `source` (cheap after the first few)."""
-        names = self.fields.setdefault(source, [])
+        names = self.fields.get(source)
+        if names is None:
+            names = self.fields[source] = []
+            table = detect(record)
+            if table is not None:
+                self.tables[source] = (table.name, table.paths("abstract"))
         if len(names) >= FIELDS_SHOWN:
             return
         for key in record:
