@@ -254,7 +254,10 @@ def test_rdflib_cannot_fetch_even_without_the_check(
     import kg.query.sources as sources
 
     _probe_reaches(listener)
-    monkeypatch.setattr(sources, "check_query", lambda sparql: None)
+    from rdflib.plugins.sparql.parser import parseQuery
+
+    monkeypatch.setattr(sources, "checked_tree", parseQuery)  # the parse without the check
+    sources._prepared.cache_clear()
     lock_down_rdflib()
     dataset = rdflib.Dataset(default_union=True)
     dataset.parse(GRAPH)
@@ -270,6 +273,7 @@ def test_rdflib_cannot_fetch_even_without_the_check(
             assert isinstance(exc, RefusedQuery)
         else:
             assert all("LEAKED" not in str(row) for row in rows)
+    sources._prepared.cache_clear()
     assert listener.connections == 0
 
 

@@ -69,7 +69,7 @@ def query_command(
       kg query graph.ttl -f my.rq
       kg query graph.ttl papers-using --param concept="diffusion model"
       kg query --store graph.db top-concepts --param type=Task --format csv
-      kg query --endpoint http://127.0.0.1:7878/query papers-using -p concept=LLM
+      kg query --endpoint http://127.0.0.1:7878/sparql papers-using -p concept=LLM
     A syntax error prints its line and column and exits with code 2.
     """
     source_arg, text = _source_and_query(list(args), query_file, given=bool(store or endpoint))

@@ -48,7 +48,10 @@ class RefusedQuery(QueryError):
 
 def check_query(sparql: str) -> None:
     """Raise `RefusedQuery` for SERVICE or FROM anywhere in the query, `QueryError` when it
-    does not parse or is nested more than `MAX_NESTING` deep; return None when it is safe."""
+    does not parse or is nested more than `MAX_NESTING` deep; return None when it is safe.
+
+    The verdict is cached, as named queries repeat their text.
+    """
     kind, message = _verdict(sparql)
     if kind == "refused":
         raise RefusedQuery(message)
@@ -58,10 +61,21 @@ def check_query(sparql: str) -> None:
 
 @functools.lru_cache(maxsize=512)
 def _verdict(sparql: str) -> tuple[str, str]:
-    """("ok" | "refused" | "error", message): cached, as named queries repeat their text."""
+    try:
+        checked_tree(sparql)
+    except RefusedQuery as exc:
+        return "refused", str(exc)
+    except QueryError as exc:
+        return "error", str(exc)
+    return "ok", ""
+
+
+def checked_tree(sparql: str) -> Any:
+    """rdflib's parse tree of a query that passes the check (see `check_query`, which this is
+    without the cache), for a caller that goes on to translate it (`RdflibSource`)."""
     depth = nesting(sparql)
     if depth > MAX_NESTING:
-        return "error", (
+        raise QueryError(
             f"the query is nested {depth} levels deep; at most {MAX_NESTING} levels of "
             "{ } and ( ) are accepted"
         )
@@ -73,17 +87,17 @@ def _verdict(sparql: str) -> tuple[str, str]:
     try:
         tree = parseQuery(sparql)
     except ParseBaseException as exc:
-        return "error", str(parse_error(exc, sparql))
-    except RecursionError:
-        return "error", "the query is nested too deeply to be parsed"
+        raise parse_error(exc, sparql) from exc
+    except RecursionError as exc:
+        raise QueryError("the query is nested too deeply to be parsed") from exc
     except Exception as exc:  # rdflib raises plain Exception for some malformed input
-        return "error", f"SPARQL syntax error: {exc}"
+        raise QueryError(f"SPARQL syntax error: {exc}") from exc
     finally:
         sys.setrecursionlimit(limit)
     for name in _node_names(tree):
         if name in _FORBIDDEN:
-            return "refused", _FORBIDDEN[name]
-    return "ok", ""
+            raise RefusedQuery(_FORBIDDEN[name])
+    return tree
 
 
 def _node_names(tree: Any) -> list[str]:

@@ -10,6 +10,7 @@ every engine.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from abc import ABC, abstractmethod
@@ -20,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from kg.errors import KGError, QueryError
 from kg.query.result import QueryResult
 from kg.query.safety import (
-    check_query,
+    checked_tree,
     located,
     lock_down_rdflib,
     parse_error,
@@ -137,18 +138,13 @@ class RdflibSource(Source):
         limit: int | None = None,
         hints: Hints | None = None,
     ) -> QueryResult:
-        from rdflib.plugins.sparql import prepareQuery
         from rdflib.term import Variable
 
         form = query_form(sparql)
-        check_query(sparql)  # never SERVICE or FROM; and nothing runs before this check
         if undeclared_prefix(sparql) is not None:  # rdflib would quietly use its own prefixes
             raise parse_error(QueryError("undeclared prefix"), sparql)
+        prepared = _prepared(sparql)  # checked first: never SERVICE or FROM
         lock_down_rdflib()
-        try:
-            prepared = prepareQuery(sparql)
-        except Exception as exc:
-            raise _rdflib_syntax_error(exc, sparql) from exc
         terms = bound_terms(bindings)
         init = {Variable(name): term_to_rdflib(term) for name, term in terms.items()}
         try:
@@ -178,6 +174,21 @@ def _rdflib_result(answer: Any, form: str, limit: int | None) -> QueryResult:
         triples=[triple_from_rdflib(triple) for triple in triples],
         truncated=truncated,
     )
+
+
+@functools.lru_cache(maxsize=256)
+def _prepared(sparql: str) -> Any:
+    """rdflib's prepared query, from one parse that `kg.query.safety` checks first (rdflib's
+    `prepareQuery` without a second parse); cached, as named queries repeat their text."""
+    from rdflib.plugins.sparql.algebra import translateQuery
+
+    tree = checked_tree(sparql)
+    try:
+        prepared = translateQuery(tree)
+    except Exception as exc:
+        raise _rdflib_syntax_error(exc, sparql) from exc
+    prepared._original_args = (sparql, {}, None)  # as prepareQuery leaves it
+    return prepared
 
 
 def _rdflib_syntax_error(exc: Exception, sparql: str) -> QueryError:

@@ -28,6 +28,12 @@ class ServerConfig:
     max_rows: int = 10_000
     max_request_bytes: int = 1_000_000
     workers: int = 2
+    spare_workers: int = 2  # held back for when slow queries hold the others
+    slow_after: float = 1.0  # seconds after which a query counts as slow
+    max_waiting: int = 64  # requests waiting for a worker; more get 503 at once
+    max_connections: int = 256
+    cors: tuple[str, ...] = ()  # origins allowed to read answers from a browser ("*": any)
+    allow_hosts: tuple[str, ...] = ()  # more names the Host header may give
 
 
 def serve(
@@ -45,7 +51,14 @@ def serve(
     if sum(x is not None for x in (config.source, config.store, config.endpoint)) != 1:
         raise QueryError("give exactly one of a graph file or store folder, --store DIR")
     spec = SourceSpec(config.source, config.store, config.endpoint, config.engine)
-    pool = WorkerPool(spec, size=config.workers, timeout=config.timeout)
+    pool = WorkerPool(
+        spec,
+        size=config.workers,
+        timeout=config.timeout,
+        spares=config.spare_workers,
+        slow_after=config.slow_after,
+        max_waiting=config.max_waiting,
+    )
     try:
         server = SparqlServer((host, port), pool, config, render_page(pool.description))
     except OSError as exc:

@@ -7,7 +7,12 @@ queries themselves run in worker processes (`workers.WorkerPool`).
 
 from __future__ import annotations
 
+import contextlib
+import ipaddress
 import json
+import re
+import socket
+import threading
 import urllib.parse
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,21 +24,28 @@ from kg.server import negotiate
 from kg.server.pages import PageCache, served_path, source_version
 from kg.server.workers import Reply, Task, WorkerPool, text_reply
 
+# Sent only to the origins given with --cors (none by default).
 CORS_HEADERS = (
-    ("Access-Control-Allow-Origin", "*"),
-    ("Access-Control-Allow-Methods", "GET, POST, OPTIONS"),
+    ("Access-Control-Allow-Methods", "GET, HEAD, POST, OPTIONS"),
     ("Access-Control-Allow-Headers", "Content-Type, Accept"),
     ("Access-Control-Expose-Headers", "X-Paperkg-Truncated, X-Paperkg-Row-Cap"),
     ("Access-Control-Max-Age", "86400"),
 )
+LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
+_LENGTH = re.compile(r"[0-9]{1,15}")
 READ_ONLY = "this endpoint is read-only: SPARQL updates are refused (load data with `kg load`)"
 UNSUPPORTED_PARAMS = ("default-graph-uri", "named-graph-uri")
 
 
 class SparqlServer(ThreadingHTTPServer):
-    """An HTTP server with the worker pool, settings and page the handler needs."""
+    """An HTTP server with the worker pool, settings and page the handler needs.
+
+    One thread per connection (HTTP/1.1 keep-alive), at most `config.max_connections` at a
+    time: a connection over that gets an immediate 503 rather than a thread.
+    """
 
     daemon_threads = True
+    request_queue_size = 256  # the listen backlog: bursts of clients are not dropped
 
     def __init__(self, address: tuple[str, int], pool: WorkerPool, config: Any, page: bytes):
         super().__init__(address, SparqlHandler)
@@ -42,6 +54,70 @@ class SparqlServer(ThreadingHTTPServer):
         self.page = page
         path = served_path(getattr(config, "source", None), getattr(config, "store", None))
         self.pages = PageCache(lambda: source_version(path))
+        self.slots = threading.BoundedSemaphore(getattr(config, "max_connections", 256))
+        self.allowed_hosts = _allowed_hosts(
+            str(self.server_address[0]), getattr(config, "allow_hosts", ())
+        )
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self.slots.acquire(blocking=False):
+            body = b"too many open connections; retry shortly\n"
+            with contextlib.suppress(OSError):
+                request.sendall(
+                    b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 1\r\n"
+                    b"Content-Type: text/plain; charset=utf-8\r\nConnection: close\r\n"
+                    + f"Content-Length: {len(body)}\r\n\r\n".encode()
+                    + body
+                )
+            self.shutdown_request(request)
+            return
+        super().process_request(request, client_address)
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self.slots.release()
+
+    def host_allowed(self, host: str | None) -> bool:
+        """True for a Host header naming this server: the bound address or a local alias (or
+        an --allow-host name, any port), with the bound port or none; or any IP address
+        literal (DNS rebinding, which this stops, needs a name)."""
+        if host is None:
+            return True  # HTTP/1.0 clients; browsers always send one
+        name, port = _split_host(host)
+        if name is None:
+            return False
+        bound_port = int(self.server_address[1])
+        if name in self.allowed_hosts.get("any-port", set()):
+            return True
+        if port is not None and port != bound_port:
+            return False
+        if name in self.allowed_hosts["names"]:
+            return True
+        try:
+            ipaddress.ip_address(name)
+        except ValueError:
+            return False
+        return True
+
+
+def _allowed_hosts(bound: str, extra: tuple[str, ...]) -> dict[str, set[str]]:
+    names = {*LOCAL_NAMES, bound.lower()}
+    if bound in ("0.0.0.0", "::", ""):
+        names |= {socket.gethostname().lower(), socket.getfqdn().lower()}
+    return {"names": names, "any-port": {h.lower() for h in extra}}
+
+
+def _split_host(host: str) -> tuple[str | None, int | None]:
+    """(name, port) of a Host header; (None, None) when it is malformed."""
+    host = host.strip().lower()
+    match = re.fullmatch(r"\[([0-9a-f:.]+)\](?::([0-9]{1,5}))?|([^:\[\]]+)(?::([0-9]{1,5}))?", host)
+    if not match:
+        return None, None
+    name = match[1] or match[3]
+    port = match[2] or match[4]
+    return name.rstrip("."), int(port) if port else None
 
 
 class SparqlHandler(BaseHTTPRequestHandler):
@@ -50,11 +126,22 @@ class SparqlHandler(BaseHTTPRequestHandler):
     server: SparqlServer
     server_version = "paperkg"
 
+    protocol_version = "HTTP/1.1"  # keep-alive: every reply has a Content-Length
+    disable_nagle_algorithm = True  # headers and body go out in two writes: no 40 ms stall
+    timeout = 30  # seconds an idle keep-alive connection is kept
+
     # --- routing -------------------------------------------------------------------------
     def do_OPTIONS(self) -> None:
+        if self._host_refused():
+            return
         self._send(Reply(HTTPStatus.NO_CONTENT, "text/plain", b""))
 
+    def do_HEAD(self) -> None:
+        self.do_GET()  # `_send` leaves the body out
+
     def do_GET(self) -> None:
+        if self._host_refused():
+            return
         path, query = self._split()
         if path == "/":
             self._send(Reply(200, "text/html; charset=utf-8", self.server.page))
@@ -74,7 +161,11 @@ class SparqlHandler(BaseHTTPRequestHandler):
             self._send(text_reply(404, f"no such page {path!r}: try / or /sparql"))
 
     def do_POST(self) -> None:
+        if self._host_refused():
+            return
         path, query = self._split()
+        if path != "/sparql":
+            self.close_connection = True  # the body is not read
         if path == "/update":
             self._send(text_reply(403, READ_ONLY))
         elif path != "/sparql":
@@ -83,7 +174,8 @@ class SparqlHandler(BaseHTTPRequestHandler):
             self._protocol_post(query)
 
     def _refuse_write(self) -> None:
-        self._send(text_reply(405, READ_ONLY), extra=(("Allow", "GET, POST, OPTIONS"),))
+        self.close_connection = True  # its body is not read
+        self._send(text_reply(405, READ_ONLY), extra=(("Allow", "GET, HEAD, POST, OPTIONS"),))
 
     do_PUT = do_DELETE = do_PATCH = _refuse_write
 
@@ -193,16 +285,36 @@ class SparqlHandler(BaseHTTPRequestHandler):
         parts = urllib.parse.urlsplit(self.path)
         return parts.path, urllib.parse.parse_qs(parts.query, keep_blank_values=True)
 
+    def _host_refused(self) -> bool:
+        """Refuse (421) a request whose Host header is not this server: a page elsewhere that
+        rebinds its own name to 127.0.0.1 must not reach the endpoint."""
+        host = self.headers.get("Host")
+        if self.server.host_allowed(host):
+            return False
+        self.close_connection = True
+        self._send(
+            text_reply(
+                421,
+                f"Host {host!r} is not this server's address; start kg serve with "
+                "--allow-host NAME to accept requests for another name",
+            )
+        )
+        return True
+
     def _body(self) -> bytes | None:
         """The request body, or None after refusing it (too big, or of unknown length)."""
-        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+        if self.headers.get("Transfer-Encoding") is not None:
+            self.close_connection = True
             self._send(text_reply(411, "send a Content-Length (chunked bodies are not accepted)"))
             return None
-        try:
-            length = int(self.headers.get("Content-Length", "0"))
-        except ValueError:
-            self._send(text_reply(400, "bad Content-Length"))
+        lengths = self.headers.get_all("Content-Length") or ["0"]
+        if len(set(lengths)) != 1 or not _LENGTH.fullmatch(lengths[0].strip()):
+            self.close_connection = True
+            self._send(
+                text_reply(400, f"bad Content-Length {', '.join(lengths)!r}: give one byte count")
+            )
             return None
+        length = int(lengths[0])
         limit = self.server.config.max_request_bytes
         if length > limit:
             self.close_connection = True
@@ -210,7 +322,12 @@ class SparqlHandler(BaseHTTPRequestHandler):
                 text_reply(413, f"request body of {length} bytes is over the {limit}-byte limit")
             )
             return None
-        return self.rfile.read(length)
+        body = self.rfile.read(length)
+        if len(body) != length:
+            self.close_connection = True
+            self._send(text_reply(400, f"the body ended after {len(body)} of {length} bytes"))
+            return None
+        return body
 
     def _send(self, reply: Reply, extra: tuple[tuple[str, str], ...] = ()) -> None:
         self.send_response(reply.status)
@@ -223,11 +340,26 @@ class SparqlHandler(BaseHTTPRequestHandler):
                 "default-src 'self'; script-src 'self' 'unsafe-inline'; "
                 "style-src 'self' 'unsafe-inline'; img-src 'self' data:",
             )
-        for name, value in (*CORS_HEADERS, *reply.headers, *extra):
+        for name, value in (*self._cors(), *reply.headers, *extra):
             self.send_header(name, value)
+        if self.close_connection:
+            self.send_header("Connection", "close")
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(reply.body)
+
+    def _cors(self) -> tuple[tuple[str, str], ...]:
+        """CORS headers for an Origin given with --cors (none otherwise: browsers then keep
+        other sites' pages from reading the answers)."""
+        allowed = getattr(self.server.config, "cors", ())
+        origin = self.headers.get("Origin")
+        if not allowed or origin is None:
+            return ()
+        if "*" in allowed:
+            return (("Access-Control-Allow-Origin", "*"), *CORS_HEADERS)
+        if origin in allowed:
+            return (("Access-Control-Allow-Origin", origin), ("Vary", "Origin"), *CORS_HEADERS)
+        return (("Vary", "Origin"),)
 
 
 def _looks_like_update(text: str) -> bool:

@@ -8,7 +8,9 @@ unsafe) and open the store read-only.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing as mp
+import os
 import queue
 import signal
 import sys
@@ -16,6 +18,7 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, KGError, QueryError, StoreError
@@ -74,9 +77,11 @@ def execute(source: Any, task: Task) -> Reply:
 
             result = run_named(source, task.text, dict(task.params), limit=task.max_rows)
         else:
+            from kg.query.remote import EndpointSource
             from kg.query.safety import check_query
 
-            check_query(task.text)  # every source, an endpoint's too: never SERVICE or FROM
+            if isinstance(source, EndpointSource):  # local sources check every query
+                check_query(task.text)  # never SERVICE or FROM
             result = source.query(task.text, limit=task.max_rows)
         fmt = ResultFormat(task.fmt)
         headers = [("X-Paperkg-Row-Cap", str(task.max_rows))]
@@ -146,6 +151,9 @@ def _worker_main(conn: Connection, spec: SourceSpec) -> None:
     except KGError as exc:
         conn.send(("failed", str(exc)))
         return
+    source.description = public_description(source.description, spec)
+    if not spec.remote:
+        _warm_up(source)
     conn.send(("ready", source.description))
     while True:
         try:
@@ -155,33 +163,79 @@ def _worker_main(conn: Connection, spec: SourceSpec) -> None:
         conn.send(execute(source, task))
 
 
+def _warm_up(source: Any) -> None:
+    """Build the SPARQL parser and evaluator once (a second or more on a busy machine), so
+    that no client's first query pays for it."""
+    from kg.query.safety import check_query
+
+    check_query("ASK { ?s ?p ?o }")
+    with contextlib.suppress(KGError):
+        source.query("ASK { ?s ?p ?o }")
+
+
+def public_description(description: str, spec: SourceSpec) -> str:
+    """The source's description without the folders of its path (clients see only the file
+    or folder name, never where it lives on the server)."""
+    for given in (spec.source, spec.store):
+        if given and not spec.remote:
+            path = Path(given)
+            for form in {given, str(path), str(path.resolve())}:
+                description = description.replace(form, path.name)
+    return description
+
+
 @dataclass(eq=False)
 class _Worker:
     process: Any
     conn: Connection
+    niced: bool = False  # ran a slow query at low priority: stopped once it is done
 
 
 class WorkerPool:
-    """`size` worker processes; `run(task)` hands a task to an idle one, waiting at most
-    `timeout` seconds for its answer."""
+    """Query worker processes; `run(task)` hands a task to an idle one and waits at most
+    `timeout` seconds for its answer.
 
-    def __init__(self, spec: SourceSpec, *, size: int, timeout: float):
+    `size` workers answer queries; `spares` more are started and held back. When a query has
+    run `slow_after` seconds it counts as slow: its worker drops to a low CPU priority and a
+    spare joins the idle workers until it is done, so up to `spares` slow queries at a time
+    never leave fast ones without a worker or a CPU. At most `max_waiting` requests wait for a
+    worker; more are refused at once (503) instead of queueing without bound.
+    """
+
+    def __init__(
+        self,
+        spec: SourceSpec,
+        *,
+        size: int,
+        timeout: float,
+        spares: int = 2,
+        slow_after: float = 1.0,
+        max_waiting: int = 64,
+    ):
         self.spec = spec
+        self.size = size
+        self.spares = spares
         self.timeout = timeout
+        self.slow_after = min(slow_after, timeout)
+        self.max_waiting = max_waiting
         self.description = ""
         self._context = mp.get_context("spawn")
-        self._idle: queue.Queue[_Worker] = queue.Queue()
+        # Last in, first out: the worker that answered last (its caches warm) answers next.
+        self._idle: queue.Queue[_Worker] = queue.LifoQueue()
+        self._spare: queue.Queue[_Worker] = queue.Queue()
         self._all: set[_Worker] = set()
         self._lock = threading.Lock()
+        self._slow = 0  # queries running past `slow_after`, each holding a worker
+        self._waiting = 0
         self._closed = False
-        started = [self._start() for _ in range(size)]
-        for worker in started:
+        started = [self._start() for _ in range(size + spares)]
+        for i, worker in enumerate(started):
             ready, info = self._await_ready(worker)
             if not ready:
                 self.close()
                 raise StoreError(f"cannot serve: {info}")
             self.description = info
-            self._idle.put(worker)
+            (self._idle if i < size else self._spare).put(worker)
 
     def _start(self) -> _Worker:
         parent, child = self._context.Pipe()
@@ -206,39 +260,105 @@ class WorkerPool:
         return status == "ready", str(info)
 
     def run(self, task: Task) -> Reply:
-        """The worker's reply, or 503 when the query ran out of time or no worker is free."""
+        """The worker's reply; 503 when the query ran out of time or the pool is too busy."""
+        with self._lock:
+            if self._waiting >= self.max_waiting:
+                return busy_reply(f"{self._waiting} requests are already waiting for a worker")
+            self._waiting += 1
         try:
             worker = self._idle.get(timeout=self.timeout)
         except queue.Empty:
-            return text_reply(503, f"all query workers stayed busy for {self.timeout:g} s; retry")
+            return busy_reply(f"every query worker stayed busy for {self.timeout:g} s")
+        finally:
+            with self._lock:
+                self._waiting -= 1
+        slow = False
         try:
             worker.conn.send(task)
-            if worker.conn.poll(self.timeout):
-                reply: Reply = worker.conn.recv()
-                self._idle.put(worker)
-                return reply
+            if not worker.conn.poll(self.slow_after):
+                slow = self._mark_slow(worker)
+                if not worker.conn.poll(max(self.timeout - self.slow_after, 0)):
+                    self._replace(worker, slow)
+                    return text_reply(
+                        503,
+                        f"the query ran longer than the {self.timeout:g} s limit and was stopped",
+                    )
+            reply: Reply = worker.conn.recv()
         except (EOFError, OSError):
-            self._replace(worker)
+            self._replace(worker, slow)
             return text_reply(500, "the query worker died (out of memory?); it was restarted")
-        self._replace(worker)
-        return text_reply(
-            503, f"the query ran longer than the {self.timeout:g} s limit and was stopped"
-        )
+        self._release(worker, slow)
+        return reply
 
-    def _replace(self, worker: _Worker) -> None:
-        self._stop(worker)
+    def _mark_slow(self, worker: _Worker) -> bool:
+        """While other requests wait, lower the worker's CPU priority (fast queries come first
+        on a busy machine); while fewer than `spares` queries are slow, lend a spare to the
+        idle ones."""
+        if self._waiting > 0 or self._idle.empty():
+            with contextlib.suppress(OSError):
+                os.setpriority(os.PRIO_PROCESS, worker.process.pid, 19)
+                worker.niced = True
+        with self._lock:
+            if self._slow >= self.spares:
+                return False
+            self._slow += 1
+        # When no spare is ready (one is still starting), it joins the idle ones once ready.
+        with contextlib.suppress(queue.Empty):
+            self._idle.put(self._spare.get_nowait())
+        return True
+
+    def _release(self, worker: _Worker, slow: bool) -> None:
+        """A worker is free again: back among the spares when one is lent out, else idle.
+        One that ran at low priority gets its priority back, or is replaced when the system
+        does not allow that."""
+        if worker.niced:
+            try:
+                os.setpriority(os.PRIO_PROCESS, worker.process.pid, 0)
+                worker.niced = False
+            except OSError:
+                return self._replace(worker, slow)
         if self._closed:
-            return
+            return self._stop(worker)
+        with self._lock:
+            if slow:
+                self._slow -= 1
+        self._place(worker)
 
-        def restart() -> None:
+    def _place(self, worker: _Worker) -> None:
+        """Put a free worker where it is missing: the spares first, as long as spares are lent
+        out to cover for slow queries, then the idle ones."""
+        with self._lock:
+            spares_wanted = self.spares - self._slow
+        if self._spare.qsize() < spares_wanted:
+            self._spare.put(worker)
+        else:
+            self._idle.put(worker)
+
+    def _start_async(self) -> None:
+        """Start a worker in the background, then place it (`_place`)."""
+
+        def start() -> None:
             fresh = self._start()
             ready, info = self._await_ready(fresh)
             if not ready:
-                print(f"kg serve: could not restart a query worker: {info}", file=sys.stderr)
+                if not self._closed:
+                    print(f"kg serve: could not start a query worker: {info}", file=sys.stderr)
                 return
-            self._idle.put(fresh)
+            if self._closed:
+                self._stop(fresh)
+            else:
+                self._place(fresh)
 
-        threading.Thread(target=restart, daemon=True, name="kg-worker-restart").start()
+        threading.Thread(target=start, daemon=True, name="kg-worker-start").start()
+
+    def _replace(self, worker: _Worker, slow: bool) -> None:
+        """Stop a worker whose query ran out of time (or that died) and start another."""
+        self._stop(worker)
+        with self._lock:
+            if slow:
+                self._slow -= 1
+        if not self._closed:
+            self._start_async()
 
     def _stop(self, worker: _Worker) -> None:
         worker.process.kill()
@@ -254,3 +374,9 @@ class WorkerPool:
             workers = list(self._all)
         for worker in workers:
             self._stop(worker)
+
+
+def busy_reply(reason: str) -> Reply:
+    """503 with Retry-After: the server is saturated, not broken."""
+    reply = text_reply(503, f"the server is busy ({reason}); retry shortly")
+    return Reply(reply.status, reply.content_type, reply.body, (("Retry-After", "1"),))
