@@ -12,11 +12,10 @@ vocabularies (`kg.vocab`) -> triples (`kg.rdf`) -> graph file, store (`kg.query.
 from __future__ import annotations
 
 import os
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from kg.analyze import analyze_triples, append_triples
 from kg.canon.corpus import canonical_corpus
 from kg.canon.corrections import read_corrections
 from kg.canon.relations import canonical_relations
-from kg.errors import InputError, KGError
+from kg.errors import InputError
 from kg.extract import ExtractorConfig
 from kg.extract.extractor import cached_extractor, parallel_extract
 from kg.ingest import IngestReport, read_papers
@@ -32,6 +31,7 @@ from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
 from kg.namespaces import DEFAULT_BASE
 from kg.query.store import load_store
 from kg.rdf import GraphFormat, build_triples, write_graph
+from kg.rdf.serialize import write_atomically
 from kg.types import ConceptType, Corpus, Correction, Extraction, Paper, Role
 from kg.vocab.matching import match_vocabularies
 from viz import render_html
@@ -247,7 +247,7 @@ def run_build(
             html_path.parent.mkdir(parents=True, exist_ok=True)
             page = render_html(triples, source_name=output.name)
             assert isinstance(page, str)  # without a path, the page is returned
-            write_atomically(html_path, page)
+            write_atomically(html_path, page, "the page")
             done.append(str(html_path))
     return BuildSummary(
         output=output,
@@ -263,28 +263,6 @@ def run_build(
         html=html_path,
         warnings=list(corpus.warnings),
     )
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write `text` (UTF-8) to a temporary file next to `path`, then rename it into place: a
-    kill or a full disk leaves the old file, never a truncated one."""
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    except OSError as exc:
-        raise KGError(f"{path}: cannot write ({exc}); check the directory") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)  # as the graph file (mkstemp makes it private)
-        os.replace(tmp, path)
-    except BaseException as exc:
-        with suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise KGError(f"{path}: cannot write ({exc}); the old file is unchanged") from exc
-        raise
 
 
 def nothing_to_build(report: IngestReport, papers: int, output: Path) -> str:

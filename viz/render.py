@@ -98,17 +98,20 @@ def render_html(
     `physics`: let vis-network's simulation relax the layout before the first draw; default on
     up to `viz.page.PHYSICS_MAX_NODES` nodes (positions always come from `viz.layout`).
 
-    Returns the HTML text, or — with `out_path` — writes it there (UTF-8) and returns the path.
-    Raises `kg.errors.InputError` (unreadable source, unknown focus) or `QueryError`.
+    Returns the HTML text, or — with `out_path` — writes it there (UTF-8, through a temporary
+    file renamed into place) and returns the path. Raises `kg.errors.InputError` (unreadable
+    source, unknown focus), `QueryError`, or `KGError` (the page cannot be written).
     """
     page = build_page(graph_source, view=view, max_nodes=max_nodes, focus=focus, hops=hops,
                       query=query, params=params, physics=physics, source_name=source_name,
                       focus_url=focus_url)
     if out_path is None:
         return page.html
+    from kg.rdf.serialize import write_atomically
+
     path = Path(out_path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page.html, encoding="utf-8")
+    write_atomically(path, page.html, "the page")  # a kill or a full disk keeps the old page
     return path
 
 

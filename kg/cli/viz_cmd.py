@@ -7,6 +7,7 @@ from pathlib import Path
 import click
 
 from kg.cli import param_option
+from kg.rdf.serialize import write_atomically
 from viz import build_page
 
 
@@ -89,7 +90,7 @@ def viz_command(
     page = build_page(source, view=view, max_nodes=max_nodes, focus=focus, hops=hops,
                       query=query_name, params=params, physics=physics)
     output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text(page.html, encoding="utf-8")
+    write_atomically(output, page.html, "the page")  # a kill or full disk keeps the old one
     size = output.stat().st_size
     click.echo(f"Wrote {output}: {page.nodes:,} nodes, {page.edges:,} links, "
                f"{size / 1e6:.1f} MB (physics {'on' if page.physics else 'off'}).")

@@ -14,6 +14,7 @@ renamed, so a failed write never leaves a truncated graph behind.
 
 from __future__ import annotations
 
+import glob
 import gzip
 import os
 import tempfile
@@ -52,7 +53,7 @@ def write_graph(
         return
     target = Path(path)
     fmt = fmt or GraphFormat.from_path(target)
-    with replacing(target) as raw:
+    with replacing(target, "the graph") as raw:
         if target.suffix.lower() == ".gz":
             with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as zipped:
                 serialize(triples, cast(IO[bytes], zipped), fmt.rdf_format, prefixes=PREFIXES)
@@ -60,23 +61,61 @@ def write_graph(
             serialize(triples, raw, fmt.rdf_format, prefixes=PREFIXES)
 
 
+def write_atomically(path: str | PathLike[str], text: str, what: str = "the file") -> None:
+    """Write `text` as UTF-8 to `path` through `replacing` (a page, an export)."""
+    with replacing(Path(path), what) as raw:
+        raw.write(text.encode("utf-8"))
+
+
+_PARTIAL = ".partial"
+
+
 @contextmanager
-def replacing(target: Path) -> Iterator[BinaryIO]:
-    """A binary file that becomes `target` when the block ends without an error: it is written
-    next to `target` and renamed into place, so a failure (a full disk, Ctrl-C) leaves the old
-    file as it was, never a truncated one. OSErrors become a `KGError` naming `target`."""
+def replacing(target: Path, what: str = "the file") -> Iterator[BinaryIO]:
+    """A binary file that becomes `target` only if the block finishes: it is written under a
+    hidden temporary name beside `target`, synced, then renamed over it. A failure (a full
+    disk, an exception, Ctrl-C) removes the temporary file and leaves the old `target` as it
+    was; an `OSError` becomes a `KGError` naming `target`. A process killed mid-write leaves
+    its temporary file, which the next write to the same target removes.
+    """
     try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+        _remove_leftovers(target)
+        fd, tmp_name = tempfile.mkstemp(
+            prefix=f".{target.name}.{os.getpid()}.", suffix=_PARTIAL, dir=target.parent
+        )
     except OSError as exc:
-        raise KGError(f"{target}: cannot write the graph ({exc}); check the directory") from exc
+        raise KGError(f"{target}: cannot write {what} ({exc}); check the directory") from exc
     try:
         with os.fdopen(fd, "wb") as raw:
             yield raw
-        os.chmod(tmp_name, 0o644)
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.chmod(tmp_name, 0o644)  # as any new file (mkstemp makes it private)
         os.replace(tmp_name, target)
     except OSError as exc:
         Path(tmp_name).unlink(missing_ok=True)
-        raise KGError(f"{target}: cannot write the graph ({exc}); check the directory") from exc
+        raise KGError(
+            f"{target}: cannot write {what} ({exc.strerror or exc}); the old file, if any, "
+            "is unchanged"
+        ) from exc
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
+
+
+def _remove_leftovers(target: Path) -> None:
+    """Temporary files of earlier writes to `target` whose process is gone (killed)."""
+    for leftover in target.parent.glob(f".{glob.escape(target.name)}.*{_PARTIAL}"):
+        pid = leftover.name[len(target.name) + 2 :].split(".", 1)[0]
+        if pid.isdigit() and not _running(int(pid)):
+            leftover.unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # another user's process
+    return True
