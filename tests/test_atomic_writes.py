@@ -63,7 +63,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_nothing(tmp_path: Path) ->
         raw.write(b"half a pa")
         raise RuntimeError("killed halfway")
     assert target.read_text() == "old" and _hidden(tmp_path) == []
-    with pytest.raises(KGError, match="out.html: cannot write the page"):
+    with pytest.raises(KGError, match=r"out\.html: cannot write the page"):
         write_atomically(tmp_path / "missing" / "out.html", "x", "the page")
 
 
