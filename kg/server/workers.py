@@ -11,10 +11,10 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
-import queue
 import signal
 import sys
 import threading
+import time
 import traceback
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -195,11 +195,12 @@ class WorkerPool:
     """Query worker processes; `run(task)` hands a task to an idle one and waits at most
     `timeout` seconds for its answer.
 
-    `size` workers answer queries; `spares` more are started and held back. When a query has
-    run `slow_after` seconds it counts as slow: its worker drops to a low CPU priority and a
-    spare joins the idle workers until it is done, so up to `spares` slow queries at a time
-    never leave fast ones without a worker or a CPU. At most `max_waiting` requests wait for a
-    worker; more are refused at once (503) instead of queueing without bound.
+    `size` queries run at a time, on `size + spares` processes. A query that has run
+    `slow_after` seconds counts as slow: while it runs, one more query may start (up to
+    `spares` slow ones), and while other requests wait its worker drops to the lowest CPU
+    priority, so slow queries never leave fast ones without a worker or a CPU. Idle workers
+    are taken last in, first out (the one that answered last, its caches warm, answers next).
+    At most `max_waiting` requests wait for a worker; more are refused at once (503).
     """
 
     def __init__(
@@ -220,22 +221,21 @@ class WorkerPool:
         self.max_waiting = max_waiting
         self.description = ""
         self._context = mp.get_context("spawn")
-        # Last in, first out: the worker that answered last (its caches warm) answers next.
-        self._idle: queue.Queue[_Worker] = queue.LifoQueue()
-        self._spare: queue.Queue[_Worker] = queue.Queue()
+        self._cond = threading.Condition()
+        self._idle: list[_Worker] = []  # a stack: the last one freed is taken first
         self._all: set[_Worker] = set()
-        self._lock = threading.Lock()
-        self._slow = 0  # queries running past `slow_after`, each holding a worker
+        self._busy = 0  # queries running
+        self._slow = 0  # of which past `slow_after` (each allows one more, up to `spares`)
         self._waiting = 0
         self._closed = False
         started = [self._start() for _ in range(size + spares)]
-        for i, worker in enumerate(started):
+        for worker in reversed(started):
             ready, info = self._await_ready(worker)
             if not ready:
                 self.close()
                 raise StoreError(f"cannot serve: {info}")
             self.description = info
-            (self._idle if i < size else self._spare).put(worker)
+            self._idle.append(worker)
 
     def _start(self) -> _Worker:
         parent, child = self._context.Pipe()
@@ -245,7 +245,7 @@ class WorkerPool:
         process.start()
         child.close()
         worker = _Worker(process, parent)
-        with self._lock:
+        with self._cond:
             self._all.add(worker)
         return worker
 
@@ -259,24 +259,38 @@ class WorkerPool:
             self._stop(worker)
         return status == "ready", str(info)
 
-    def run(self, task: Task) -> Reply:
-        """The worker's reply; 503 when the query ran out of time or the pool is too busy."""
-        with self._lock:
+    def _capacity(self) -> int:
+        return self.size + min(self._slow, self.spares)
+
+    def _take(self) -> _Worker | Reply:
+        """An idle worker, once fewer than `_capacity()` queries run; or a 503 reply."""
+        deadline = time.monotonic() + self.timeout
+        with self._cond:
             if self._waiting >= self.max_waiting:
                 return busy_reply(f"{self._waiting} requests are already waiting for a worker")
             self._waiting += 1
-        try:
-            worker = self._idle.get(timeout=self.timeout)
-        except queue.Empty:
-            return busy_reply(f"every query worker stayed busy for {self.timeout:g} s")
-        finally:
-            with self._lock:
+            try:
+                while not (self._idle and self._busy < self._capacity()):
+                    left = deadline - time.monotonic()
+                    if left <= 0 or self._closed:
+                        return busy_reply(f"every query worker stayed busy for {self.timeout:g} s")
+                    self._cond.wait(left)
+                self._busy += 1
+                return self._idle.pop()
+            finally:
                 self._waiting -= 1
-        slow = False
+
+    def run(self, task: Task) -> Reply:
+        """The worker's reply; 503 when the query ran out of time or the pool is too busy."""
+        taken = self._take()
+        if isinstance(taken, Reply):
+            return taken
+        worker, slow = taken, False
         try:
             worker.conn.send(task)
             if not worker.conn.poll(self.slow_after):
-                slow = self._mark_slow(worker)
+                self._mark_slow(worker)
+                slow = True
                 if not worker.conn.poll(max(self.timeout - self.slow_after, 0)):
                     self._replace(worker, slow)
                     return text_reply(
@@ -290,27 +304,20 @@ class WorkerPool:
         self._release(worker, slow)
         return reply
 
-    def _mark_slow(self, worker: _Worker) -> bool:
-        """While other requests wait, lower the worker's CPU priority (fast queries come first
-        on a busy machine); while fewer than `spares` queries are slow, lend a spare to the
-        idle ones."""
-        if self._waiting > 0 or self._idle.empty():
+    def _mark_slow(self, worker: _Worker) -> None:
+        """Count a slow query (one more may start); while others wait, lower its priority."""
+        with self._cond:
+            self._slow += 1
+            self._cond.notify()
+            crowded = self._waiting > 0 or not self._idle
+        if crowded:
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, worker.process.pid, 19)
                 worker.niced = True
-        with self._lock:
-            if self._slow >= self.spares:
-                return False
-            self._slow += 1
-        # When no spare is ready (one is still starting), it joins the idle ones once ready.
-        with contextlib.suppress(queue.Empty):
-            self._idle.put(self._spare.get_nowait())
-        return True
 
     def _release(self, worker: _Worker, slow: bool) -> None:
-        """A worker is free again: back among the spares when one is lent out, else idle.
-        One that ran at low priority gets its priority back, or is replaced when the system
-        does not allow that."""
+        """A worker is free again. One that ran at low priority gets its priority back, or is
+        replaced when the system does not allow that."""
         if worker.niced:
             try:
                 os.setpriority(os.PRIO_PROCESS, worker.process.pid, 0)
@@ -319,23 +326,25 @@ class WorkerPool:
                 return self._replace(worker, slow)
         if self._closed:
             return self._stop(worker)
-        with self._lock:
-            if slow:
-                self._slow -= 1
-        self._place(worker)
+        with self._cond:
+            self._busy -= 1
+            self._slow -= slow
+            self._idle.append(worker)
+            self._cond.notify()
 
-    def _place(self, worker: _Worker) -> None:
-        """Put a free worker where it is missing: the spares first, as long as spares are lent
-        out to cover for slow queries, then the idle ones."""
-        with self._lock:
-            spares_wanted = self.spares - self._slow
-        if self._spare.qsize() < spares_wanted:
-            self._spare.put(worker)
-        else:
-            self._idle.put(worker)
+    def _replace(self, worker: _Worker, slow: bool) -> None:
+        """Stop a worker whose query ran out of time (or that died) and start another."""
+        self._stop(worker)
+        with self._cond:
+            self._busy -= 1
+            self._slow -= slow
+            self._cond.notify()
+        if not self._closed:
+            self._start_async()
 
     def _start_async(self) -> None:
-        """Start a worker in the background, then place it (`_place`)."""
+        """Start a worker in the background; it joins the idle ones when ready (at the
+        bottom: warm workers stay on top)."""
 
         def start() -> None:
             fresh = self._start()
@@ -345,33 +354,26 @@ class WorkerPool:
                     print(f"kg serve: could not start a query worker: {info}", file=sys.stderr)
                 return
             if self._closed:
-                self._stop(fresh)
-            else:
-                self._place(fresh)
+                return self._stop(fresh)
+            with self._cond:
+                self._idle.insert(0, fresh)
+                self._cond.notify()
 
         threading.Thread(target=start, daemon=True, name="kg-worker-start").start()
-
-    def _replace(self, worker: _Worker, slow: bool) -> None:
-        """Stop a worker whose query ran out of time (or that died) and start another."""
-        self._stop(worker)
-        with self._lock:
-            if slow:
-                self._slow -= 1
-        if not self._closed:
-            self._start_async()
 
     def _stop(self, worker: _Worker) -> None:
         worker.process.kill()
         worker.process.join(timeout=10)
         worker.conn.close()
-        with self._lock:
+        with self._cond:
             self._all.discard(worker)
 
     def close(self) -> None:
         """Stop every worker."""
-        self._closed = True
-        with self._lock:
+        with self._cond:
+            self._closed = True
             workers = list(self._all)
+            self._cond.notify_all()
         for worker in workers:
             self._stop(worker)
 
