@@ -83,7 +83,8 @@ def stop_server(server: Server) -> list[int]:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    running = start_server("--timeout", "2", "--max-rows", "20", "--max-request-bytes", "4096")
+    # 5 s: a cold worker's first /graph page takes ~2 s on a busy 2-core machine.
+    running = start_server("--timeout", "5", "--max-rows", "20", "--max-request-bytes", "4096")
     try:
         yield running
     finally:
@@ -344,8 +345,8 @@ def test_a_query_over_the_time_limit_is_stopped(server: Server) -> None:
     before = {c.pid for c in psutil.Process(server.process.pid).children(recursive=True)}
     started = time.monotonic()
     status, _, body = get(server, SLOW)
-    assert status == 503 and b"ran longer than the 2 s limit and was stopped" in body
-    assert time.monotonic() - started < 10
+    assert status == 503 and b"ran longer than the 5 s limit and was stopped" in body
+    assert time.monotonic() - started < 15
     deadline = time.monotonic() + 30
     while True:  # the server answers again, with a fresh worker in place of the killed one
         status, _, _ = get(server, "ASK {}")
