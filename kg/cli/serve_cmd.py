@@ -26,8 +26,17 @@ from kg.server import ServerConfig, serve
               show_default=True, help="Refuse larger requests (HTTP 413).")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
               help="Query processes (each holds the graph; a timed-out one is replaced).")
+@click.option("--spare-workers", type=click.IntRange(min=0), default=2, show_default=True,
+              help="Extra query processes held ready: up to this many slow queries (over 1 s) "
+              "at a time never leave fast ones waiting.")
 @click.option("--engine", type=click.Choice(["auto", "rdflib", "oxigraph"]), default="auto",
               show_default=True, help="How workers hold a graph file in memory (see kg query).")
+@click.option("--cors", "cors", multiple=True, metavar="ORIGIN",
+              help="Let pages from this origin (e.g. http://localhost:3000; * for any) read "
+              "answers in a browser (repeatable). Off by default.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="NAME",
+              help="Also accept requests whose Host header is NAME (e.g. behind a reverse "
+              "proxy); the bound address, localhost and IP addresses are always accepted.")
 def serve_command(
     source: str | None,
     store: Path | None,
@@ -37,7 +46,10 @@ def serve_command(
     max_rows: int,
     max_request_bytes: int,
     workers: int,
+    spare_workers: int,
     engine: str,
+    cors: tuple[str, ...],
+    allow_hosts: tuple[str, ...],
 ) -> None:
     """Serve a graph as a read-only SPARQL 1.1 endpoint at /sparql, with a query page at /.
 
@@ -54,6 +66,9 @@ def serve_command(
         max_rows=max_rows,
         max_request_bytes=max_request_bytes,
         workers=workers,
+        spare_workers=spare_workers,
+        cors=cors,
+        allow_hosts=allow_hosts,
     )
     try:
         serve(config, host=host, port=port, announce=click.echo)
