@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from kg.errors import InputError
+from kg.rdf.serialize import write_atomically
 from viz.load import GraphSource, load_details, load_graph, open_store
 from viz.map_model import DEFAULT_MAP_NODES, map_model
 from viz.map_page import render_map
@@ -107,8 +108,6 @@ def render_html(
                       focus_url=focus_url)
     if out_path is None:
         return page.html
-    from kg.rdf.serialize import write_atomically
-
     path = Path(out_path)
     path.parent.mkdir(parents=True, exist_ok=True)
     write_atomically(path, page.html, "the page")  # a kill or a full disk keeps the old page
