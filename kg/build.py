@@ -25,6 +25,7 @@ from kg.canon.corrections import read_corrections
 from kg.canon.relations import canonical_relations
 from kg.errors import InputError
 from kg.extract import ExtractorConfig
+from kg.extract.cluster import DaskTarget, extract_on_dask
 from kg.extract.extractor import cached_extractor, parallel_extract
 from kg.ingest import IngestReport, read_papers
 from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
@@ -56,16 +57,19 @@ def extract_corpus(
     n_process: int | None = None,
     progress: ProgressCallback | None = None,
     config: ExtractorConfig | None = None,
+    dask: DaskTarget | None = None,
 ) -> dict[str, Extraction]:
-    """Extractions of every paper that has an abstract, by paper id."""
+    """Extractions of every paper that has an abstract, by paper id: in this process, in
+    worker processes, or as tasks on the Dask cluster `dask` (`kg.extract.cluster`)."""
     config = config or ExtractorConfig()
     todo = [p for p in papers if p.abstract]
     processes = default_processes(len(todo)) if n_process is None else n_process
-    stream = (
-        cached_extractor(config).extract_all(todo)
-        if processes <= 1
-        else parallel_extract(todo, n_process=processes, batch_size=32, config=config)
-    )
+    if dask is not None:
+        stream = extract_on_dask(todo, dask, config=config)
+    elif processes <= 1:
+        stream = cached_extractor(config).extract_all(todo)
+    else:
+        stream = parallel_extract(todo, n_process=processes, batch_size=32, config=config)
     results: dict[str, Extraction] = {}
     for extraction in stream:
         results[extraction.paper_id] = extraction
@@ -190,6 +194,7 @@ def run_build(
     on_stage: StageCallback | None = None,
     analyze: bool = False,
     corrections: str | Path | None = None,
+    dask: DaskTarget | None = None,
 ) -> BuildSummary:
     """Read `inputs`, extract and canonicalise, write the graph to `output` (format from
     `fmt` or the file extension), optionally load it into an Oxigraph store and draw the page.
@@ -198,7 +203,8 @@ def run_build(
     bad input never replaces a good graph. Every output is written to a temporary file first
     and renamed into place. `analyze` adds the analytics of `kg analyze` (`kg.analyze`) after
     the graph's triples. `corrections` is a YAML file of people's
-    corrections (`kg.canon.corrections`), read before anything else.
+    corrections (`kg.canon.corrections`), read before anything else. `dask` runs the
+    extraction as tasks on a Dask cluster (`kg.extract.cluster`); the graph is the same.
     """
     start = time.perf_counter()
     stages = _Stages(on_stage)
@@ -218,8 +224,9 @@ def run_build(
     callback = progress(with_abstract) if progress is not None else None
     with stages.stage("extraction") as done:
         extractions = extract_corpus(papers, n_process=n_process, progress=callback,
-                                     config=config)
-        done.append(f"{len(extractions)} papers")
+                                     config=config, dask=dask)
+        done.append(f"{len(extractions)} papers"
+                    + (f" on {dask.describe()}" if dask is not None else ""))
     with stages.stage("canonicalisation and linking") as done:
         corpus = link_corpus(papers, extractions, fixes)
         corpus.skipped = list(report.skipped)

@@ -43,3 +43,8 @@ class QueryError(KGError):
 
 class StoreError(KGError):
     """A graph store or remote endpoint failed (load, connect, transaction)."""
+
+
+class ClusterError(KGError):
+    """The Dask cluster of `kg build --dask` cannot be reached, or it lost a task on every
+    worker that ran it."""

@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 
 from kg.build import run_build
+from kg.errors import ClusterError
+from kg.extract.cluster import DEFAULT_PARTITION, DaskTarget
 from kg.ingest.limits import DEFAULT_LIMITS, MIB, ReadLimits
 from kg.ingest.sources import Format
 from kg.namespaces import DEFAULT_BASE
@@ -62,6 +64,12 @@ def _stage_printer(enabled: bool) -> Callable[[str, float, str], None] | None:
               help="Also compute communities, centrality, trends and similarity (kg analyze).")
 @click.option("--processes", type=int, default=None,
               help="Worker processes for extraction (default: all cores for big inputs).")
+@click.option("--dask", "dask_target", metavar="TARGET", default=None,
+              help="Run the extraction as Dask tasks: a scheduler address (tcp://host:8786), "
+                   "a scheduler file (JSON) or local:N (a local cluster of N worker "
+                   "processes). The graph is the same as without. See docs/SCALE.md.")
+@click.option("--dask-partition", type=click.IntRange(min=1), default=DEFAULT_PARTITION,
+              show_default=True, help="Papers per Dask task.")
 @click.option("--input-format", type=click.Choice([f.value for f in Format]), default=None,
               help="Format of the inputs (needed only for `-`, standard input, when its "
                    "content does not say; default: from each file's name and content).")
@@ -84,7 +92,8 @@ def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, st
           store: Path | None, html: Path | None, analyze: bool, processes: int | None,
           input_format: str | None,
           max_field_chars: int, max_record_mb: float, max_document_mb: float,
-          progress: bool, corrections: Path | None) -> None:
+          progress: bool, corrections: Path | None, dask_target: str | None,
+          dask_partition: int) -> None:
     """Build the knowledge graph of INPUTS: files, directories (every supported file inside)
     or `-` (standard input). Formats: text, JSON/JSON Lines (OpenAlex, Semantic Scholar, arXiv
     snapshot, OpenReview, CSL-JSON, paper lists), CSV/TSV (Zotero), BibTeX, RIS, arXiv Atom,
@@ -92,11 +101,24 @@ def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, st
     limits = ReadLimits(max_field_chars=max_field_chars,
                         max_record_bytes=int(max_record_mb * MIB),
                         max_document_bytes=int(max_document_mb * MIB))
+    dask = _dask_target(dask_target, dask_partition, processes)
     summary = run_build(inputs, output, fmt=fmt, base=base, strict=strict, store=store,
                         html=html, n_process=processes, input_format=input_format,
                         limits=limits, on_stage=_stage_printer(progress), analyze=analyze,
                         progress=_progress_factory(progress and sys.stderr.isatty()),
-                        corrections=corrections)
+                        corrections=corrections, dask=dask)
     for warning in summary.warnings:
         click.echo(f"kg build: warning: {warning}", err=True)
     click.echo(summary.format())
+
+
+def _dask_target(spec: str | None, partition: int, processes: int | None) -> DaskTarget | None:
+    if spec is None:
+        return None
+    if processes is not None:
+        raise click.UsageError("--processes and --dask exclude each other: with --dask the "
+                               "cluster's workers extract (local:N for N local processes)")
+    try:
+        return DaskTarget.parse(spec, partition_size=partition)
+    except ClusterError as exc:
+        raise click.BadParameter(str(exc), param_hint="--dask") from exc

@@ -229,6 +229,13 @@ def _no_entries(label: str) -> Sequence[Entry]:
     return ()
 
 
+def extract_partition(papers: list[Paper], config: ExtractorConfig) -> list[Extraction]:
+    """Phase 1 of one partition of papers, in input order: what a worker process or a Dask
+    task runs. Pure (the same papers and configuration give the same extractions) and
+    picklable by reference; the pipeline is loaded once per process (`cached_extractor`)."""
+    return list(cached_extractor(config)._run(papers, batch_size=max(1, len(papers))))
+
+
 # --- worker processes ---------------------------------------------------------------------
 
 _WORKER: Extractor | None = None
