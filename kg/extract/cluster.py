@@ -14,6 +14,7 @@ only when a build asks for it.
 from __future__ import annotations
 
 import logging
+import multiprocessing as mp
 import uuid
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import ClusterError
-from kg.extract.extractor import ExtractorConfig, extract_partition
+from kg.extract.extractor import ExtractorConfig, cached_extractor, extract_partition
 from kg.types import Extraction, Paper
 
 if TYPE_CHECKING:
@@ -85,16 +86,27 @@ class DaskTarget:
 
 
 @contextmanager
-def connect(target: DaskTarget) -> Iterator[Client]:
-    """A client of the target's scheduler (a LocalCluster started and stopped around it)."""
+def connect(target: DaskTarget, config: ExtractorConfig | None = None) -> Iterator[Client]:
+    """A client of the target's scheduler (a LocalCluster started and stopped around it).
+
+    Given the extraction `config`, a local cluster's workers are forked from this process
+    after it has loaded the pipeline, as `parallel_extract`'s are: they inherit it instead of
+    each loading their own (seconds per worker), where the platform can fork.
+    """
     try:
+        import dask
         from distributed import Client, LocalCluster
     except ImportError as exc:
         raise ClusterError("kg build --dask needs Dask: pip install 'paperkg[dask]'") from exc
     if target.local_workers is not None:
-        with LocalCluster(n_workers=target.local_workers, threads_per_worker=1,
-                          processes=True, dashboard_address=None,
-                          silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
+        method = dask.config.get("distributed.worker.multiprocessing-method")
+        if config is not None and "fork" in mp.get_all_start_methods():
+            cached_extractor(config)
+            method = "fork"
+        with dask.config.set({"distributed.worker.multiprocessing-method": method}), \
+                LocalCluster(n_workers=target.local_workers, threads_per_worker=1,
+                             processes=True, dashboard_address=None,
+                             silence_logs=logging.ERROR) as cluster, Client(cluster) as client:
             yield client
         return
     if target.scheduler_file is not None and not target.scheduler_file.is_file():
@@ -117,7 +129,7 @@ def extract_on_dask(
     config: ExtractorConfig,
 ) -> Iterator[Extraction]:
     """Extract `papers` on the target's workers; extractions come back in input order."""
-    with connect(target) as client:
+    with connect(target, config) as client:
         threads = sum(client.nthreads().values())
         window = max(2, TASKS_PER_THREAD * threads)
         run = uuid.uuid4().hex[:12]
