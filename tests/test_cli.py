@@ -99,3 +99,28 @@ def test_old_eval_forms_still_work_with_a_warning(kg: Kg, tmp_path: Path) -> Non
     assert "deprecated" not in new.stderr
     wrong = kg("eval", GRAPH, GRAPH, GRAPH)
     assert wrong.exit_code == 2 and "give `graph GRAPH GOLD` or `ner CORPUS`" in wrong.stderr
+
+
+def test_warnings_are_capped_per_input_file_and_summarised(kg, tmp_path: Path) -> None:
+    """A file with many bad records shows the first ten skips and then one line that counts
+    the rest; `-v` shows every one; the graph is built from the valid record."""
+    lines = ['{"id": "ok", "title": "A", "abstract": "We propose a method for parsing."}']
+    lines += ['{"note": "no paper here"}'] * 14
+    path = tmp_path / "papers.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    out = tmp_path / "g.ttl"
+
+    result = kg("build", path, "-o", out, "--no-progress")
+
+    assert result.exit_code == 0, result.stderr
+    skips = [line for line in result.stderr.splitlines() if ": skipped: " in line]
+    assert len(skips) == 10
+    assert skips[0].startswith(f"kg: WARNING: {path}, record 2: skipped: ")
+    assert f"kg: WARNING: {path}: 4 more skipped record warnings not shown (-v shows every one)" \
+        in result.stderr.splitlines()
+    assert out.exists()
+
+    verbose = kg("-v", "build", path, "-o", tmp_path / "v.ttl", "--no-progress")
+    assert verbose.exit_code == 0, verbose.stderr
+    assert sum(": skipped: " in line for line in verbose.stderr.splitlines()) == 14
+    assert "not shown" not in verbose.stderr

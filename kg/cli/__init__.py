@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib
 import logging
+import sys
+from collections import Counter
 from typing import Any
 
 import click
@@ -73,19 +75,67 @@ class Group(click.Group):
 def main(verbose: bool, quiet: bool) -> None:
     """paperkg: build, query and view a knowledge graph of ML papers."""
     level = logging.INFO if verbose else logging.ERROR if quiet else logging.WARNING
-    _log_to_stderr(level)
+    handler = _log_to_stderr(level)
+    if not verbose:
+        cap = WarningCap(PER_SOURCE_WARNINGS)
+        handler.addFilter(cap)
+        click.get_current_context().call_on_close(lambda: _report_hidden(cap, handler))
 
 
-def _log_to_stderr(level: int) -> None:
+PER_SOURCE_WARNINGS = 10
+"""Warnings of one kind (skipped record, duplicate id, ...) shown per input file; the rest
+are counted and summarised at the end (`-v` shows every one)."""
+
+
+class WarningCap(logging.Filter):
+    """Lets through the first `limit` records of each (kind, input file) — records the readers
+    tag with `kg_kind` and `kg_source` — and counts the rest, so that a corpus with thousands
+    of bad records does not bury the build's output. Untagged records always pass."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self.seen: Counter[tuple[str, str]] = Counter()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        kind = getattr(record, "kg_kind", None)
+        source = getattr(record, "kg_source", None)
+        if kind is None or source is None:
+            return True
+        key = (str(kind), str(source))
+        self.seen[key] += 1
+        return self.seen[key] <= self.limit
+
+    def hidden(self) -> list[tuple[str, str, int]]:
+        """(kind, file, how many were not shown), in the order first seen."""
+        return [(kind, source, n - self.limit)
+                for (kind, source), n in self.seen.items() if n > self.limit]
+
+
+def _report_hidden(cap: WarningCap, handler: logging.Handler) -> None:
+    for kind, source, count in cap.hidden():
+        handler.handle(logging.LogRecord(
+            "kg", logging.WARNING, __file__, 0,
+            "%s: %d more %s warnings not shown (-v shows every one)",
+            (source, count, kind), None))
+
+
+def _log_to_stderr(level: int) -> logging.Handler:
     """Send the library's log records (logger "kg") to stderr; records still propagate, so
     an application or test that configures logging sees them too."""
     logger = logging.getLogger("kg")
     logger.setLevel(level)
-    if not any(getattr(h, "_kg_cli", False) for h in logger.handlers):
-        handler = logging.StreamHandler()
-        handler.setFormatter(logging.Formatter("kg: %(levelname)s: %(message)s"))
-        handler._kg_cli = True  # type: ignore[attr-defined]
-        logger.addHandler(handler)
+    for existing in logger.handlers:
+        if getattr(existing, "_kg_cli", False) and isinstance(existing, logging.StreamHandler):
+            existing.setStream(sys.stderr)  # the current one (a test runner swaps it)
+            for old in list(existing.filters):
+                existing.removeFilter(old)
+            return existing
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("kg: %(levelname)s: %(message)s"))
+    handler._kg_cli = True  # type: ignore[attr-defined]
+    logger.addHandler(handler)
+    return handler
 
 
 def _split_params(

@@ -104,7 +104,8 @@ def read_papers(
                             duplicate.describe(), source=source.path, record=raw.number
                         )
                     report.duplicates.append(duplicate)
-                    log.warning("%s", duplicate.describe())
+                    log.warning("%s", duplicate.describe(),
+                                extra={"kg_source": source.path, "kg_kind": "duplicate id"})
                     if duplicate.action is DuplicateAction.RENAMED:
                         yield dataclasses.replace(paper, id=duplicate.new_id)
             except (OSError, EOFError) as exc:  # gzip.BadGzipFile is an OSError
@@ -131,7 +132,8 @@ def _paper(
                 if strict:
                     raise InputError(note, source=source.path, record=raw.number)
                 report.repaired.append(SkippedRecord(source.path, raw.number, note))
-                log.warning("%s, record %d: %s", source.path, raw.number, note)
+                log.warning("%s, record %d: %s", source.path, raw.number, note,
+                            extra={"kg_source": source.path, "kg_kind": "repaired record"})
             return paper
     reason = reason or "record has no fields"
     record = None if raw.number == WHOLE_FILE else raw.number
@@ -139,5 +141,6 @@ def _paper(
         raise InputError(reason, source=source.path, record=record)
     report.skipped.append(SkippedRecord(source.path, raw.number, reason))
     where = source.path if record is None else f"{source.path}, record {record}"
-    log.warning("%s: skipped: %s", where, reason)
+    log.warning("%s: skipped: %s", where, reason,
+                extra={"kg_source": source.path, "kg_kind": "skipped record"})
     return None
