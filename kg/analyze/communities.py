@@ -1,27 +1,38 @@
-"""Communities of the co-occurrence network: Louvain (networkx's `louvain_communities`).
+"""Communities of the co-occurrence network: Leiden (igraph's `community_leiden`).
 
-Blondel, Guillaume, Lambiotte & Lefebvre, "Fast unfolding of communities in large networks"
-(J. Stat. Mech. 2008), on the association-strength weights, as VOSviewer clusters its maps on
-normalised weights. The seed is fixed and the graph is built in a fixed order, so the same
-graph gives the same communities. Communities are numbered by size (largest first, ties by
-their first concept's IRI); a concept alone in its community (no link in the network) gets none.
+Traag, Waltman & van Eck, "From Louvain to Leiden: guaranteeing well-connected communities"
+(Sci. Rep. 2019): Louvain's local moves plus a refinement step, so that no community falls apart
+into disconnected pieces; modularity objective on the association-strength weights, as
+VOSviewer clusters its maps on normalised weights. It runs in igraph (compiled C) rather than
+networkx's pure-Python `louvain_communities`: on a 35,000-paper synthetic corpus (18k concepts,
+155k backbone links) networkx's Louvain took 63.5 s, igraph's Leiden 10.8 s with a higher
+modularity (0.722 vs 0.717; `/tmp`-free reproduction: `python scripts/bench_analyze.py
+--synthetic 35000`). networkx still holds the network and computes the rest.
 
->>> import networkx as nx
->>> g = nx.Graph()
->>> g.add_weighted_edges_from([(0, 1, 1.0), (1, 2, 1.0), (0, 2, 1.0),
-...                            (3, 4, 1.0), (4, 5, 1.0), (3, 5, 1.0), (2, 3, 0.1)])
->>> [c.members for c in find_communities(g, seed=1)]
+The random generator is seeded and the graph built in a fixed order, so the same network gives
+the same communities. Communities are numbered by size (largest first, ties by their first
+concept's IRI); a concept alone in its community (no link in the backbone) gets none.
+
+>>> import numpy as np
+>>> from kg.analyze.cooccurrence import LinkArrays
+>>> links = LinkArrays(np.array([0, 0, 1, 2, 3, 3, 4]), np.array([1, 2, 2, 3, 4, 5, 5]),
+...                    np.array([3, 3, 3, 1, 3, 3, 3]),
+...                    np.array([1.0, 1.0, 1.0, 0.1, 1.0, 1.0, 1.0]))
+>>> [c.members for c in find_communities(range(6), links, seed=1)]
 [(0, 1, 2), (3, 4, 5)]
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import random
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    import networkx as nx
+    import numpy as np
+
+    from kg.analyze.cooccurrence import LinkArrays
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,48 +44,63 @@ class Community:
 
 
 def find_communities(
-    graph: nx.Graph, *, seed: int, resolution: float = 1.0, key: Callable[[int], str] = str,
-    links: int | None = None,
+    nodes: Iterable[int], links: LinkArrays, *, seed: int, resolution: float = 1.0,
+    key: Callable[[int], str] = str, backbone_links: int | None = None,
 ) -> list[Community]:
-    """Louvain communities of `graph` with at least two members, numbered by size; `key` gives
-    a node's tie-breaking name (its IRI). With `links`, Louvain runs on `backbone(graph, links)`."""
-    import networkx as nx
+    """Leiden communities of the network (`nodes`, `links`) with at least two members,
+    numbered by size; `key` gives a node's tie-breaking name (its IRI). With
+    `backbone_links`, Leiden runs on `backbone(links, backbone_links)`."""
+    import igraph
+    import numpy as np
 
-    found = nx.community.louvain_communities(
-        backbone(graph, links) if links is not None else graph, weight="weight",
-        resolution=resolution, seed=seed,
-    )
-    groups = [tuple(sorted(c)) for c in found if len(c) > 1]
+    vertices = np.array(sorted(nodes), dtype=np.int64)
+    keep = (backbone(links, backbone_links) if backbone_links is not None
+            else np.ones(len(links.source), dtype=bool))
+    edges = np.column_stack((np.searchsorted(vertices, links.source[keep]),
+                             np.searchsorted(vertices, links.target[keep])))
+    graph = igraph.Graph(n=len(vertices), edges=edges.tolist())
+    igraph.set_random_number_generator(random.Random(seed))
+    try:
+        found = graph.community_leiden(objective_function="modularity",
+                                       weights=links.weight[keep].tolist(),
+                                       resolution=resolution, n_iterations=-1)
+    finally:
+        igraph.set_random_number_generator(random)  # igraph's default: the random module
+    groups = [tuple(int(vertices[i]) for i in sorted(members))
+              for members in found if len(members) > 1]
     groups.sort(key=lambda members: (-len(members), min(key(m) for m in members)))
     return [Community(i + 1, members) for i, members in enumerate(groups)]
 
 
-def backbone(graph: nx.Graph, k: int) -> nx.Graph:
-    """Each node's `k` strongest links (most shared papers, then the stronger association),
-    merged: the graph Louvain runs on.
+def backbone(links: LinkArrays, k: int) -> np.ndarray:
+    """Which links are among either end's `k` strongest (most shared papers, then the stronger
+    association, then the lower other end): the graph Leiden runs on, as a boolean mask.
 
     On a big corpus most links are one shared paper, the chance co-occurrences of a common
-    concept; they outnumber the rest and cost most of networkx's (pure Python) Louvain time,
-    while the communities rest on the strong links every concept keeps here — the k-nearest-
-    neighbour graphs community detection commonly runs on.
+    concept; they outnumber the rest and cost most of the detection's time, while the
+    communities rest on the strong links every concept keeps here — the k-nearest-neighbour
+    graphs community detection commonly runs on.
 
-    >>> import networkx as nx
-    >>> g = nx.Graph()
-    >>> g.add_edge(0, 1, count=5, weight=1.0); g.add_edge(0, 2, count=1, weight=9.0)
-    >>> g.add_edge(2, 3, count=2, weight=1.0)
-    >>> sorted(backbone(g, 1).edges)
-    [(0, 1), (2, 3)]
+    >>> import numpy as np
+    >>> from kg.analyze.cooccurrence import LinkArrays
+    >>> links = LinkArrays(np.array([0, 0, 2]), np.array([1, 2, 3]), np.array([5, 1, 2]),
+    ...                    np.array([1.0, 9.0, 1.0]))
+    >>> backbone(links, 1).tolist()
+    [True, False, True]
     """
-    import networkx as nx
+    import numpy as np
 
-    kept: nx.Graph = nx.Graph()
-    kept.add_nodes_from(graph)
-    for node in graph:
-        strongest = sorted(graph[node].items(),
-                           key=lambda item: (-item[1]["count"], -item[1]["weight"], item[0]))
-        for other, data in strongest[:k]:
-            kept.add_edge(node, other, **data)
-    return kept
+    m = len(links.source)
+    ends = np.concatenate((links.source, links.target))
+    others = np.concatenate((links.target, links.source))
+    counts = np.concatenate((links.count, links.count))
+    weights = np.concatenate((links.weight, links.weight))
+    order = np.lexsort((others, -weights, -counts, ends))
+    sorted_ends = ends[order]
+    rank = np.arange(len(order)) - np.searchsorted(sorted_ends, sorted_ends, side="left")
+    mask = np.zeros(m, dtype=bool)
+    mask[order[rank < k] % m] = True
+    return mask
 
 
 def community_label(members: Sequence[int], labels: Sequence[str], rank: Sequence[float],

@@ -16,9 +16,9 @@ class AnalyzeConfig:
     - `min_papers`: a concept enters the co-occurrence network (and so gets a community and a
       link strength) when it is linked to at least this many papers — VOSviewer's "minimum
       number of occurrences of a term"; a concept seen once co-occurs only by accident.
-    - `seed`, `resolution`: Louvain's random seed (fixed: the same graph gives the same
+    - `seed`, `resolution`: Leiden's random seed (fixed: the same graph gives the same
       communities) and resolution (1.0 = classic modularity).
-    - `community_links`: Louvain runs on each concept's this-many strongest links (a k-nearest-
+    - `community_links`: Leiden runs on each concept's this-many strongest links (a k-nearest-
       neighbour backbone, `kg.analyze.communities.backbone`), not on every chance co-occurrence.
     - `label_concepts`: a community is labelled with its this-many most central concepts.
     - `similar_papers`, `related_concepts`: top-k kept per paper and per concept.

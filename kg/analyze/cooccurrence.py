@@ -38,13 +38,26 @@ class Network:
     graph: nx.Graph
     paper_counts: np.ndarray  # papers per concept, for every concept of the incidence
     n_papers: int
+    links: LinkArrays
+
+
+@dataclass(frozen=True, slots=True)
+class LinkArrays:
+    """The network's links as parallel arrays in (source, target) order, source < target: what
+    the compiled community detection (`kg.analyze.communities`) reads without walking the
+    networkx graph."""
+
+    source: np.ndarray
+    target: np.ndarray
+    count: np.ndarray
+    weight: np.ndarray
 
 
 def cooccurrence_network(inc: Incidence, *, min_papers: int) -> Network:
     """The network of the concepts linked to at least `min_papers` papers.
 
     Counts come from one sparse product (Xᵀ X of the papers × concepts matrix); nodes and
-    edges are added in number order, so that Louvain (seeded) sees the same graph every time.
+    edges are added in number order, so that Leiden (seeded) sees the same graph every time.
     """
     import networkx as nx
     import numpy as np
@@ -54,6 +67,8 @@ def cooccurrence_network(inc: Incidence, *, min_papers: int) -> Network:
     kept = np.flatnonzero(counts >= min_papers)
     graph: nx.Graph = nx.Graph()
     graph.add_nodes_from(int(j) for j in kept)
+    empty = np.zeros(0, dtype=np.int64)
+    links = LinkArrays(empty, empty, empty, np.zeros(0))
     if len(kept) > 1:
         x = inc.matrix()[:, kept].tocsc().astype(np.float32)
         shared = sp.triu(x.T @ x, k=1).tocoo()
@@ -66,4 +81,6 @@ def cooccurrence_network(inc: Incidence, *, min_papers: int) -> Network:
             (int(rows[k]), int(cols[k]), {"count": int(values[k]), "weight": float(strength[k])})
             for k in order
         )
-    return Network(graph, counts, len(inc.papers))
+        links = LinkArrays(rows[order].astype(np.int64), cols[order].astype(np.int64),
+                           values[order].astype(np.int64), strength[order])
+    return Network(graph, counts, len(inc.papers), links)

@@ -15,7 +15,7 @@ from pyoxigraph import Literal, NamedNode, Quad, Triple
 
 from kg.analyze.results import Analysis
 from kg.namespaces import KG, XSD_IRI
-from kg.rdf.canonical import TripleBuffer
+from kg.rdf.canonical import TripleBuffer, predicate_key
 from kg.rdf.terms import RDF_TYPE, RDFS_LABEL, XSD_GYEAR, XSD_INTEGER
 
 XSD_DECIMAL = NamedNode(XSD_IRI + "decimal")
@@ -130,25 +130,39 @@ def analytics_triples(analysis: Analysis, *, base: str) -> list[Triple]:
             add(concept, BURST_END, year(trend.burst.end))
             add(concept, BURST_WEIGHT, decimal(trend.burst.weight))
         add(concept, EMERGING_SCORE, decimal(trend.emerging))
+    # The similarity and association nodes (most of the triples on a big corpus) are added
+    # as whole blocks in canonical order: no per-triple sort key, no sort.
+    similarity = _Block(PAPER_SIMILARITY, FROM_PAPER, TO_PAPER, SCORE, SHARED_CONCEPTS)
     for s in analysis.similar:
         paper, other = inc.papers[s.paper], inc.papers[s.other]
         iri = f"{paper}/similar/{_last_segment(other)}"
         add(paper, SIMILAR_TO, NamedNode(other))
-        add(iri, RDF_TYPE, PAPER_SIMILARITY)
-        add(iri, FROM_PAPER, NamedNode(paper))
-        add(iri, TO_PAPER, NamedNode(other))
-        add(iri, SCORE, decimal(s.score))
-        add(iri, SHARED_CONCEPTS, integer(s.shared))
+        buf.add_block(iri, similarity.triples(iri, NamedNode(paper), NamedNode(other),
+                                              decimal(s.score), integer(s.shared)))
+    association = _Block(CONCEPT_ASSOCIATION, FROM_CONCEPT, TO_CONCEPT, ASSOCIATION_STRENGTH,
+                         SHARED_PAPERS)
     for r in analysis.related:
         concept, other = inc.concepts[r.concept], inc.concepts[r.other]
         iri = f"{concept}/related/{_last_segment(other)}"
         add(concept, RELATED_CONCEPT, NamedNode(other))
-        add(iri, RDF_TYPE, CONCEPT_ASSOCIATION)
-        add(iri, FROM_CONCEPT, NamedNode(concept))
-        add(iri, TO_CONCEPT, NamedNode(other))
-        add(iri, ASSOCIATION_STRENGTH, decimal(r.strength))
-        add(iri, SHARED_PAPERS, integer(r.shared))
+        buf.add_block(iri, association.triples(iri, NamedNode(concept), NamedNode(other),
+                                               decimal(r.strength), integer(r.shared)))
     return buf.triples()
+
+
+class _Block:
+    """The triples of one node of a class with one value per predicate, in the canonical order
+    of `kg.rdf.canonical` (rdf:type first, then the predicates by IRI)."""
+
+    def __init__(self, cls: NamedNode, *predicates: NamedNode) -> None:
+        self.cls = cls
+        self.order = sorted(range(len(predicates)), key=lambda i: predicate_key(predicates[i]))
+        self.predicates = predicates
+
+    def triples(self, subject: str, *objects: NamedNode | Literal) -> list[Triple]:
+        node = NamedNode(subject)
+        return [Triple(node, RDF_TYPE, self.cls)] + [
+            Triple(node, self.predicates[i], objects[i]) for i in self.order]
 
 
 def _last_segment(iri: str) -> str:

@@ -84,9 +84,9 @@ def analyze(inc: Incidence, config: AnalyzeConfig | None = None) -> Analysis:
              network.graph.number_of_nodes(), network.graph.number_of_edges(),
              time.perf_counter() - started)
     paper_rank, concept_rank = pagerank(inc)
-    communities = find_communities(network.graph, seed=config.seed,
+    communities = find_communities(network.graph.nodes, network.links, seed=config.seed,
                                    resolution=config.resolution, key=inc.concepts.__getitem__,
-                                   links=config.community_links)
+                                   backbone_links=config.community_links)
     log.info("%d communities (%.1f s)", len(communities), time.perf_counter() - started)
     labels = [community_label(c.members, inc.labels, concept_rank, config.label_concepts)
               for c in communities]

@@ -23,7 +23,7 @@ from kg.namespaces import DEFAULT_BASE
 @click.option("--min-papers", type=click.IntRange(min=1), default=2, show_default=True,
               help="Concepts in fewer papers stay out of the co-occurrence network.")
 @click.option("--seed", type=int, default=42, show_default=True,
-              help="Random seed of the Louvain communities (same seed, same communities).")
+              help="Random seed of the Leiden communities (same seed, same communities).")
 @click.option("--similar", "similar", type=click.IntRange(min=1), default=5, show_default=True,
               help="Similar papers kept per paper.")
 @click.option("--related", type=click.IntRange(min=1), default=5, show_default=True,
@@ -33,7 +33,7 @@ def analyze_command(graph: Path | None, store: Path | None, output: Path | None,
     """Compute communities, centrality, trends and similarity and write them into the graph.
 
     \b
-    The concept co-occurrence network (association strength), its Louvain communities,
+    The concept co-occurrence network (association strength), its Leiden communities,
     PageRank and link strength, per-concept trends with Kleinberg bursts, the most similar
     papers and related concepts — as RDF (docs/VOCABULARY.md, "Analytics"). A previous
     analysis is replaced.
