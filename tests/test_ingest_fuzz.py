@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from kg.errors import InputError
 from kg.ingest import IngestReport, read_papers
 from kg.ingest.limits import ReadLimits
+from kg.query.formats import xml_safe
 
 FUZZ = Path(__file__).parent / "fixtures" / "fuzz"
 
@@ -41,7 +42,8 @@ CASES: dict[str, tuple[list[str], dict[int, str]]] = {
     "bibtex_commands.bib": (["cmd1"], {}),
     "cjk_arabic_hebrew_authors.json": (["p0", "p1", "p2", "p3", "p4"], {}),
     "not_utf8.jsonl": (["b"], {1: "line is not valid UTF-8"}),
-    "control_chars.json": (["c\x07"], {}),
+    "control_chars.json": (["c"], {}),
+    "noncharacters.json": (["n1[31m", "n2"], {}),
     "wrong_types.json": (
         ["ok"],
         {1: "field 'id' is a boolean", 2: "field 'abstract' is a number",
@@ -93,6 +95,24 @@ def test_surrogates_are_repaired_naming_the_field() -> None:
     assert reasons == ["field 'authors'", "field 'keywords'"]
     with pytest.raises(InputError, match="field 'abstract' holds a lone surrogate"):
         list(read_papers([FUZZ / "surrogate_abstract.json"], strict=True))
+
+
+def test_controls_and_noncharacters_are_dropped_from_every_field() -> None:
+    report = IngestReport()
+    first, second = read_papers([FUZZ / "noncharacters.json"], report=report)
+    assert (first.id, first.title, first.venue) == ("n1[31m", "Graph[31m networks", "ICLR[31m")
+    assert first.abstract == (
+        "We propose GraphNet[31m, a graph neural network for node classification."
+    )
+    assert first.authors == ("Ann[31m Lee", "Bob Ray")
+    assert first.keywords == ("graphs[31m", "trees")
+    # Year -1 is left out (xsd:gYear would need "-0001"), naming the field; 2024 is kept.
+    assert (first.year, second.year) == (None, 2024)
+    assert [(r.record, r.reason) for r in report.repaired] == [
+        (1, "field 'year' is -1, not a year from 1 to 9999: left out")
+    ]
+    with pytest.raises(InputError, match="field 'year' is -1"):
+        list(read_papers([FUZZ / "noncharacters.json"], strict=True))
 
 
 def test_bibtex_keeps_commands_that_are_not_accents() -> None:
@@ -197,6 +217,8 @@ def test_no_input_crashes_a_reader(tmp_path: Path, case: tuple[str, bytes]) -> N
     except InputError:
         return  # an unknown format: a clean error naming the file
     for paper in papers:
-        for text in (paper.id, paper.title or "", paper.abstract or "", *paper.authors):
+        for text in (paper.id, paper.title or "", paper.abstract or "", paper.venue or "",
+                     *paper.authors, *paper.keywords):  # fmt: skip
             text.encode("utf-8")  # valid Unicode: no lone surrogate reaches the graph
+            assert xml_safe(text) == text  # nor a control character or a noncharacter
     assert all(s.source == str(path) and s.reason for s in report.skipped)

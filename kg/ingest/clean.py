@@ -1,8 +1,9 @@
 """Text cleaning applied to every text field of every format.
 
-Unicode NFC, HTML tags and entities some sources carry removed, stray control characters
-dropped, whitespace normalised to single spaces. PDF hyphenation artefacts ("un- derstanding")
-are deliberately left alone: extraction handles them, and mention offsets index this text.
+Unicode NFC, HTML tags and entities some sources carry removed, stray control characters and
+Unicode noncharacters (U+FFFE, U+FDD0, ...) dropped, whitespace normalised to single spaces. PDF
+hyphenation artefacts ("un- derstanding") are deliberately left alone: extraction handles them,
+and mention offsets index this text.
 """
 
 from __future__ import annotations
@@ -30,6 +31,35 @@ _PDF_HYPHEN = "\x02"
 # Invisible characters with no meaning in an abstract: C0/C1 controls that are not whitespace,
 # zero-width space and the byte-order mark.
 _INVISIBLE = re.compile(r"[\x00-\x01\x03-\x08\x0e-\x1b\x7f-\x84\x86-\x9f\u200b\ufeff]")
+# Unicode noncharacters (U+FDD0..U+FDEF and the last two code points of every plane: U+FFFE,
+# U+FFFF, U+1FFFE, ...): never text, and U+FFFE/U+FFFF cannot be written in XML at all.
+_NONCHARACTER = re.compile(
+    "[\ufdd0-\ufdef"
+    + "".join(chr(plane + 0xFFFE) + chr(plane + 0xFFFF) for plane in range(0, 0x110000, 0x10000))
+    + "]"
+)
+# What an identifier may not hold: every C0/C1 control (whitespace ones included) and the
+# noncharacters.
+_NOT_IN_ID = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def drop_noncharacters(text: str) -> str:
+    """`text` without Unicode noncharacters.
+
+    >>> drop_noncharacters("graph\ufffe \uffffnets\ufdd0")
+    'graph nets'
+    """
+    return _NONCHARACTER.sub("", text)
+
+
+def clean_id(text: str) -> str:
+    """A record id without control characters or noncharacters (they would reach the graph,
+    the query results and the terminal as they are).
+
+    >>> clean_id("p1\x07\x1b[31m\ufffe")
+    'p1[31m'
+    """
+    return drop_noncharacters(_NOT_IN_ID.sub("", text)).strip()
 
 
 def clean_text(text: str) -> str:
@@ -48,7 +78,7 @@ def clean_text(text: str) -> str:
     if "&" in text:
         text = _ENTITY.sub(lambda m: html.unescape(m.group()), text)
     text = text.replace(_PDF_HYPHEN, "-")
-    text = _INVISIBLE.sub("", text)
+    text = drop_noncharacters(_INVISIBLE.sub("", text))
     # str.split() splits on every Unicode whitespace character (no-break space included).
     return unicodedata.normalize("NFC", " ".join(text.split()))
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kg.ingest import convert
-from kg.ingest.clean import clean_optional, clean_text, split_list, unique
+from kg.ingest.clean import clean_id, clean_optional, clean_text, split_list, unique
 from kg.ingest.ids import paper_id
 from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
 from kg.ingest.mapping import Table
@@ -28,6 +28,8 @@ class BadRecord(ValueError):
 
 # Record number of a bad record that is the whole file (e.g. a broken top-level JSON list).
 WHOLE_FILE = 0
+# The years a paper may carry: the four-digit years of the common era.
+FIRST_YEAR, LAST_YEAR = 1, 9999
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +83,8 @@ def to_paper(
     A record of a known source (`kg.ingest.tables`) is read through its table; any other by
     field name, case-insensitively, with `list_separators` splitting keywords and authors
     given as one string. Text with lone surrogates (scraped JSON's "\\ud800") is repaired
-    (U+FFFD) and a note naming the field is appended to `notes`.
+    (U+FFFD), a year outside 1-9999 is left out, each with a note naming the field appended to
+    `notes`.
     """
     table = detect(fields)
     if table is None:
@@ -96,7 +99,7 @@ def to_paper(
     pid = paper_id(record_id, text["abstract"], text["title"])
     if pid is None:
         raise BadRecord(_empty_reason(fields, table))
-    year = _as_year(values.get("year"))
+    year = check.year(_as_year(values.get("year")))
     url = values.get("url")
     return Paper(
         id=pid,
@@ -212,6 +215,16 @@ class _Checker:
         found = _as_id(value)
         return self.repaired(found, "id") if found else found
 
+    def year(self, value: int | None) -> int | None:
+        """The year, or None (with a note) for one xsd:gYear cannot write as a plain
+        four-digit year of the common era: -1 would be "-0001", 20245 a five-digit year."""
+        if value is None or FIRST_YEAR <= value <= LAST_YEAR:
+            return value
+        self.notes.append(
+            f"field 'year' is {value}, not a year from {FIRST_YEAR} to {LAST_YEAR}: left out"
+        )
+        return None
+
     def list(self, name: str, value: Any, separators: str) -> list[str]:
         items = _as_list(name, value, separators)
         return [self._sized(name, self.repaired(item, name)) for item in items]
@@ -249,7 +262,7 @@ def _as_id(value: Any) -> str | None:
     if value is None or (isinstance(value, str) and not value.strip()):
         return None
     if isinstance(value, str):
-        return value.strip()
+        return clean_id(value) or None
     if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     raise BadRecord(f"field 'id' is {_kind(value)}, expected text or an integer")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from enum import StrEnum
 from xml.etree import ElementTree as ET
 
@@ -60,6 +61,43 @@ _RDF_FORMATS = {
 }
 SPARQL_RESULTS_NS = "http://www.w3.org/2005/sparql-results#"
 
+# What XML 1.0 cannot hold (controls other than tab/newline/CR, lone surrogates, U+FFFE, U+FFFF)
+# plus the other Unicode noncharacters (U+FDD0..U+FDEF, U+1FFFE, ...): no escape makes them
+# well-formed, so the XML writers put U+FFFD in their place. A graph built by `kg build` holds
+# none (ingest drops them); one loaded from elsewhere may.
+_PLANE_ENDS = "".join(chr(plane + end) for plane in range(1 << 16, 17 << 16, 1 << 16)
+                      for end in (0xFFFE, 0xFFFF))
+_NOT_XML = re.compile(
+    f"[^\t\n\r\x20-\ud7ff\ue000-\ufdcf\ufdf0-\ufffd\U00010000-\U0010ffff]|[{_PLANE_ENDS}]"
+)
+# What a terminal acts on: C0/C1 controls (ESC starts colour and cursor sequences, BEL rings)
+# and the bidirectional overrides/isolates that reorder what is shown.
+_TERMINAL_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def xml_safe(text: str) -> str:
+    r"""`text` with every character XML cannot hold replaced by U+FFFD.
+
+    >>> xml_safe("bell\x07 \ufffe ok \ufdd0") == "bell\ufffd \ufffd ok \ufffd"
+    True
+    """
+    return _NOT_XML.sub("\ufffd", text)
+
+
+def terminal_safe(text: str) -> str:
+    r"""`text` with control characters written as escapes, so that a terminal shows them
+    instead of acting on them.
+
+    >>> print(terminal_safe("red\x1b[31m bell\x07 \u202eflip"))
+    red\x1b[31m bell\x07 \u202eflip
+    """
+    return _TERMINAL_CONTROL.sub(_escaped, text)
+
+
+def _escaped(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
 
 def default_format(result: QueryResult) -> ResultFormat:
     """A table for SELECT/ASK, Turtle for graphs."""
@@ -91,10 +129,28 @@ def serialize(result: QueryResult, fmt: ResultFormat, *, max_width: int = 60) ->
 def write_graph(triples: list[ox.Triple], fmt: ResultFormat) -> bytes:
     """Triples sorted (deterministic output), with the contract's prefixes for Turtle."""
     ordered = sorted(set(triples), key=lambda t: (str(t.subject), str(t.predicate), str(t.object)))
+    if fmt is ResultFormat.RDFXML:
+        ordered = [_xml_safe_triple(t) for t in ordered]
     prefixes = PREFIXES if fmt is ResultFormat.TURTLE else None
     data = ox.serialize(ordered, format=_RDF_FORMATS[fmt], prefixes=prefixes)
     assert data is not None  # no output file given: pyoxigraph returns the bytes
     return data
+
+
+def _xml_safe_triple(triple: ox.Triple) -> ox.Triple:
+    """The triple with its literal writable in XML: pyoxigraph's RDF/XML writer copies
+    characters as they are. IRIs, blank nodes and language tags cannot hold such characters
+    (pyoxigraph refuses them)."""
+    obj = triple.object
+    if not isinstance(obj, ox.Literal) or not _NOT_XML.search(obj.value):
+        return triple
+    value = xml_safe(obj.value)
+    safe = (
+        ox.Literal(value, language=obj.language)
+        if obj.language
+        else ox.Literal(value, datatype=obj.datatype)
+    )
+    return ox.Triple(triple.subject, triple.predicate, safe)
 
 
 def _json_term(term: Term) -> dict[str, str]:
@@ -148,7 +204,7 @@ def write_xml(result: QueryResult) -> str:
                     ET.SubElement(binding, "bnode").text = term.value
                 else:
                     literal = ET.SubElement(binding, "literal")
-                    literal.text = term.value
+                    literal.text = xml_safe(term.value)
                     if term.language:
                         literal.set("xml:lang", term.language)
                     elif term.datatype != XSD_STRING:
@@ -217,7 +273,10 @@ def write_table(result: QueryResult, *, max_width: int = 60) -> str:
     if result.form == "ASK":
         return ("true" if result.boolean else "false") + "\n"
     headers = list(result.variables)
-    cells = [[_cut(" ".join(compact(t).split()), max_width) for t in row] for row in result.rows]
+    cells = [
+        [_cut(terminal_safe(" ".join(compact(t).split())), max_width) for t in row]
+        for row in result.rows
+    ]
     numeric = [
         bool(result.rows) and all(_is_number_or_none(row[i]) for row in result.rows)
         for i in range(len(headers))

@@ -92,6 +92,8 @@ class OxigraphSource(Source):
             return _oxigraph_result(self._run(sparql, terms, candidates), form, limit)
         except OSError as exc:
             raise StoreError(f"{self.description}: the store failed: {exc}") from exc
+        except RuntimeError as exc:  # Oxigraph's evaluation errors: an unsupported function, ...
+            raise QueryError(f"SPARQL error: Oxigraph cannot evaluate this query: {exc}") from exc
 
     def _candidates(self, terms: Mapping[str, Term], hints: Hints) -> dict[str, list[str]]:
         """Variable -> the terms it may take, from the indexes (only variables they cover)."""
@@ -168,6 +170,8 @@ class OxigraphSource(Source):
             raise syntax_error(str(exc), sparql) from exc
         except OSError as exc:
             raise StoreError(f"{self.description}: the store failed: {exc}") from exc
+        except RuntimeError as exc:
+            raise QueryError(f"SPARQL error: Oxigraph cannot evaluate this query: {exc}") from exc
 
     def _raise_unbound_error(self, sparql: str) -> None:
         """Report a syntax error at its position in the query as written (not as bound)."""

@@ -197,7 +197,7 @@ class _GraphBuilder:
             if keyword.strip():
                 add(s, t.SCHEMA_KEYWORDS, *t.str_term(keyword))
         if paper.year is not None:
-            year = f"{paper.year:04d}"
+            year = gyear(paper.year)
             add(s, t.SCHEMA_DATE_PUBLISHED, Literal(year, datatype=t.XSD_GYEAR), year)
         if paper.venue:
             add(s, t.KG_VENUE, *t.str_term(paper.venue))
@@ -387,3 +387,14 @@ def _mention_problem(paper: Paper, mention: Mention) -> str | None:
     ):
         return f"sentence {sentence.field.value} {sentence.start}-{sentence.end} does not hold it"
     return None
+
+
+def gyear(year: int) -> str:
+    """The xsd:gYear lexical form of a year: at least four digits, a minus sign before years
+    before 1 CE (XSD 1.1: 0000 is 1 BCE). Ingest keeps only years 1-9999; a `Paper` made in
+    code may hold any.
+
+    >>> gyear(2025), gyear(7), gyear(-1), gyear(0), gyear(12345)
+    ('2025', '0007', '-0001', '0000', '12345')
+    """
+    return f"-{-year:04d}" if year < 0 else f"{year:04d}"
