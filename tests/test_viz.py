@@ -276,3 +276,25 @@ def test_cli_errors_are_clean(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "--param takes NAME=VALUE" in result.output
 
 
+@pytest.mark.parametrize("view", [["--view", "whole", "--max-nodes", "900"], ["--view", "map"]])
+def test_page_bytes_do_not_depend_on_the_hash_seed(tmp_path: Path, view: list[str]) -> None:
+    """Issue 13.11: two runs with different PYTHONHASHSEED write the same page (the layout used
+    to follow set order through `graph.subgraph`)."""
+    import os
+    import subprocess
+    import sys
+
+    from viz.synthetic import write_synthetic
+
+    graph = write_synthetic(tmp_path / "g.nt", 1200, seed=3)
+    kg = Path(sys.executable).with_name("kg")
+    pages = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / f"page-{hash_seed}.html"
+        subprocess.run(
+            [str(kg), "viz", str(graph), *view, "-o", str(out)],
+            env={**os.environ, "PYTHONHASHSEED": hash_seed}, check=True, capture_output=True,
+            timeout=600,
+        )
+        pages.append(out.read_bytes())
+    assert pages[0] == pages[1]

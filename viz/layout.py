@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -32,18 +33,36 @@ def compute_layout(graph: nx.Graph, *, seed: int = _SEED) -> dict[str, Position]
     import networkx as nx
 
     # A plain undirected copy: degree and neighbour lookups on views of views are slow.
-    undirected = nx.Graph(graph)
+    undirected = _ordered(nx.Graph(graph), graph.nodes)
     components = sorted(
         (sorted(c) for c in nx.connected_components(undirected)), key=lambda c: (-len(c), c[0])
     )
     blocks = [
         _component_layout(
-            undirected if len(nodes) == len(undirected) else undirected.subgraph(nodes).copy(),
-            seed,
+            undirected if len(nodes) == len(undirected) else _ordered(undirected, nodes), seed
         )
         for nodes in components
     ]
     return _pack(blocks)
+
+
+def _ordered(graph: nx.Graph, nodes: Iterable[str]) -> nx.Graph:
+    """The part of the undirected `graph` on `nodes`, nodes and edges (with their data) added
+    in sorted order.
+
+    The force layout's start positions and iteration follow node order, and
+    `graph.subgraph(nodes)` orders nodes as a set does, which changes with PYTHONHASHSEED: the
+    page would differ from run to run.
+    """
+    import networkx as nx
+
+    keep = sorted(set(nodes))
+    inside = set(keep)
+    edges = sorted({(min(u, v), max(u, v)) for u, v in graph.edges(keep) if v in inside})
+    ordered = nx.Graph()
+    ordered.add_nodes_from((n, graph.nodes[n]) for n in keep)
+    ordered.add_edges_from((u, v, graph.edges[u, v]) for u, v in edges)
+    return ordered
 
 
 def _component_layout(component: nx.Graph, seed: int) -> dict[str, Position]:
@@ -57,7 +76,7 @@ def _component_layout(component: nx.Graph, seed: int) -> dict[str, Position]:
     # spring_layout places nodes in a [-1, 1] box; the box grows with the whole component so
     # that the nodes placed around the core later have room.
     unit = nx.spring_layout(
-        component.subgraph(core), seed=seed, iterations=100, method="force"
+        _ordered(component, core), seed=seed, iterations=100, method="force"
     )
     scale = SPACING * math.sqrt(len(nodes)) / 2.0
     pos = {n: (float(xy[0]) * scale, float(xy[1]) * scale) for n, xy in unit.items()}
