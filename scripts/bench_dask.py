@@ -2,9 +2,10 @@
 same number of processes.
 
     python scripts/bench_dask.py [--input ../shared/data/paperlists/colm2025.json.gz]
-                                 [--workers 2] [--rounds 1] [--partition 64]
+                                 [--workers 2] [--rounds 1] [--partition 32]
 
-Each round runs, in this order and from this one process, the whole build (read, extract,
+Each round runs, from this one process (odd rounds in this order, even rounds the other way
+round), the whole build (read, extract,
 canonicalise, link, write Turtle into a temporary folder):
   1. with N worker processes (`kg build --processes N`: a fork pool that inherits the loaded
      pipeline);
@@ -72,8 +73,12 @@ def main() -> int:
     for n in range(1, args.rounds + 1):
         with tempfile.TemporaryDirectory() as tmp:
             local_out, dask_out = Path(tmp) / "local.ttl", Path(tmp) / "dask.ttl"
-            local = _build(args.input, local_out, processes=args.workers, dask=None)
+            # The two builds take turns at going first: the machine's load drifts.
+            if n % 2:
+                local = _build(args.input, local_out, processes=args.workers, dask=None)
             on_dask = _build(args.input, dask_out, processes=args.workers, dask=dask)
+            if not n % 2:
+                local = _build(args.input, local_out, processes=args.workers, dask=None)
             same = local_out.read_bytes() == dask_out.read_bytes()
         same_all &= same
         rows.append((local[0], on_dask[0], local[1], on_dask[1]))

@@ -32,9 +32,10 @@ if TYPE_CHECKING:
     from distributed import Client, Future
 
 LOCAL_PREFIX = "local:"
-#: Papers per task: big enough that a task's overhead (a few ms) is lost in its parsing
-#: (~30 papers/s per worker), small enough that a lost worker costs little work.
-DEFAULT_PARTITION = 64
+#: Papers per task, as many as a batch of the local worker pool (`kg.build`): big enough that
+#: a task's overhead (a few ms) is lost in its parsing (~1 s at ~30 papers/s per worker), small
+#: enough that the last tasks end close together and a lost worker costs little work.
+DEFAULT_PARTITION = 32
 #: Tasks in flight per worker thread: keeps every worker busy while the client holds only a
 #: bounded number of partitions and results in memory.
 TASKS_PER_THREAD = 4
@@ -48,7 +49,7 @@ class DaskTarget:
     --scheduler-file`), and how many papers go in one task.
 
     >>> DaskTarget.parse("local:2")
-    DaskTarget(local_workers=2, address=None, scheduler_file=None, partition_size=64)
+    DaskTarget(local_workers=2, address=None, scheduler_file=None, partition_size=32)
     >>> DaskTarget.parse("10.0.0.5:8786").address
     'tcp://10.0.0.5:8786'
     """
