@@ -156,14 +156,16 @@ def test_a_worker_killed_mid_build_is_survived_with_the_same_bytes(
     cluster: Cluster, sample: Path, local_graph: bytes, tmp_path: Path,
 ) -> None:
     """w1 is killed (SIGKILL) while it runs one of the build's tasks; the scheduler gives that
-    task to w2, and the graph is the local one."""
+    task to w2, and the graph is the local one. The build finds the scheduler through its
+    scheduler file."""
     from distributed import Client
 
     out = tmp_path / "dask.ttl"
     build_log = tmp_path / "build.log"
     with build_log.open("wb") as log:
         build = subprocess.Popen(
-            [str(BIN / "kg"), "build", str(sample), "-o", str(out), "--dask", cluster.address,
+            [str(BIN / "kg"), "build", str(sample), "-o", str(out),
+             "--dask", str(cluster.folder / "scheduler.json"),  # the scheduler file this time
              "--dask-partition", str(PARTITION)],
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
@@ -194,6 +196,8 @@ def test_a_worker_killed_mid_build_is_survived_with_the_same_bytes(
             computed_on = {row[0] for row in story if row[0] != "scheduler"
                            and row[1:4] == (key, "executing", "memory")}
             assert computed_on == {_worker_address(monitor, "w2")}, story
+            assert f"{PAPERS} papers on the Dask scheduler of {cluster.folder}" in (
+                build_log.read_text(errors="replace"))
     finally:
         if build.poll() is None:
             os.killpg(build.pid, signal.SIGKILL)
