@@ -257,3 +257,15 @@ def test_bad_dask_options_are_usage_errors(
     result = kg("build", sample, "-o", tmp_path / "graph.ttl", *args)
     assert result.exit_code == 2, result.output
     assert message in result.stderr
+
+
+def test_without_dask_installed_the_error_says_what_to_install(
+    sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for package in ("dask", "distributed"):
+        monkeypatch.setitem(sys.modules, package, None)  # import fails as if not installed
+    result = kg("build", sample, "-o", tmp_path / "graph.ttl", "--dask", "local:2")
+    assert result.exit_code == 1, result.output
+    assert "kg build: error: kg build --dask needs Dask: pip install 'paperkg[dask]'" in (
+        result.stderr)
+    assert not (tmp_path / "graph.ttl").exists()
