@@ -21,7 +21,7 @@ from typing import Any
 from kg.errors import QueryError
 from kg.query.sparql_text import query_form, tokens
 from kg.server import negotiate
-from kg.server.pages import PageCache, served_path, source_version
+from kg.server.pages import PageCache
 from kg.server.workers import Reply, Task, WorkerPool, text_reply
 
 # Sent only to the origins given with --cors (none by default).
@@ -52,12 +52,22 @@ class SparqlServer(ThreadingHTTPServer):
         self.pool = pool
         self.config = config
         self.page = page
-        path = served_path(getattr(config, "source", None), getattr(config, "store", None))
-        self.pages = PageCache(lambda: source_version(path))
+        self._page_source = pool.description
+        # A page is as new as the workers that build it: keyed by the version they opened.
+        self.pages = PageCache(lambda: pool.version)
         self.slots = threading.BoundedSemaphore(getattr(config, "max_connections", 256))
         self.allowed_hosts = _allowed_hosts(
             str(self.server_address[0]), getattr(config, "allow_hosts", ())
         )
+
+    def query_page(self) -> bytes:
+        """The page at /, naming the source the workers serve now (it changes on a reload)."""
+        description = self.pool.description
+        if description != self._page_source:
+            from kg.server.page import render_page
+
+            self.page, self._page_source = render_page(description), description
+        return self.page
 
     def process_request(self, request: Any, client_address: Any) -> None:
         if not self.slots.acquire(blocking=False):
@@ -144,7 +154,7 @@ class SparqlHandler(BaseHTTPRequestHandler):
             return
         path, query = self._split()
         if path == "/":
-            self._send(Reply(200, "text/html; charset=utf-8", self.server.page))
+            self._send(Reply(200, "text/html; charset=utf-8", self.server.query_page()))
         elif path == "/health":
             self._send(text_reply(200, f"ok: {self.server.pool.description}"))
         elif path == "/queries":

@@ -4,6 +4,10 @@ past the time limit is stopped by killing its process, which a fresh one replace
 Neither rdflib nor pyoxigraph can cancel a running query, so processes are the one way to
 really stop the work. Workers start with "spawn" (the server has threads; forking them is
 unsafe) and open the store read-only.
+
+A worker keeps what it opened (a graph file read into memory, a store's snapshot), so the pool
+watches the source: when the file or store folder is replaced (`kg build`, `kg load`), a new
+set of workers opens it while the old ones go on answering, then takes over at once.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kg.errors import InputError, KGError, QueryError, StoreError
+from kg.server.pages import Version, served_path, source_version
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +193,7 @@ def public_description(description: str, spec: SourceSpec) -> str:
 class _Worker:
     process: Any
     conn: Connection
+    generation: int  # which opening of the source it serves (see `WorkerPool.reload`)
     niced: bool = False  # ran a slow query at low priority: stopped once it is done
 
 
@@ -201,6 +207,11 @@ class WorkerPool:
     priority, so slow queries never leave fast ones without a worker or a CPU. Idle workers
     are taken last in, first out (the one that answered last, its caches warm, answers next).
     At most `max_waiting` requests wait for a worker; more are refused at once (503).
+
+    Every `watch_every` seconds the pool compares the source's identity (`source_version`)
+    with the one its workers opened; when it changed, `reload` opens it in a new generation of
+    workers and switches to them once all are ready (no request waits for the new ones or sees
+    a mix of old and new data). A source that fails to open keeps the old workers serving.
     """
 
     def __init__(
@@ -212,6 +223,7 @@ class WorkerPool:
         spares: int = 2,
         slow_after: float = 1.0,
         max_waiting: int = 64,
+        watch_every: float = 1.0,
     ):
         self.spec = spec
         self.size = size
@@ -228,23 +240,76 @@ class WorkerPool:
         self._slow = 0  # of which past `slow_after` (each allows one more, up to `spares`)
         self._waiting = 0
         self._closed = False
-        started = [self._start() for _ in range(size + spares)]
+        self._path = None if spec.remote else served_path(spec.source, spec.store)
+        self.generation = 0
+        self.version: Version = source_version(self._path)  # what the serving workers opened
+        self._refused: Version = ()  # a version that failed to open (not retried)
+        started = self._open_generation()
+        if isinstance(started, str):
+            self.close()
+            raise StoreError(f"cannot serve: {started}")
+        self._idle, self.description = started
+        self.generation += 1
+        self._reload_lock = threading.Lock()
+        self._watch_every = watch_every
+        if self._path is not None and watch_every > 0:
+            threading.Thread(target=self._watch, daemon=True, name="kg-source-watch").start()
+
+    def _open_generation(self) -> tuple[list[_Worker], str] | str:
+        """`size + spares` fresh workers of the next generation, ready (an idle stack), and
+        the source's description; or the reason they could not open the source."""
+        started = [self._start(self.generation + 1) for _ in range(self.size + self.spares)]
+        ready_ones: list[_Worker] = []
+        description = ""
         for worker in reversed(started):
             ready, info = self._await_ready(worker)
             if not ready:
-                self.close()
-                raise StoreError(f"cannot serve: {info}")
-            self.description = info
-            self._idle.append(worker)
+                for other in started:
+                    if other is not worker:
+                        self._stop(other)
+                return info
+            description = info
+            ready_ones.append(worker)
+        return ready_ones, description
 
-    def _start(self) -> _Worker:
+    def _watch(self) -> None:
+        while not self._closed:
+            time.sleep(self._watch_every)
+            with contextlib.suppress(Exception):  # a watcher that dies would stop reloads
+                self.reload()
+
+    def reload(self) -> bool:
+        """Open the source again if it changed since the workers opened it; True when the
+        pool now serves the new version. Old workers finish what they run, then stop."""
+        with self._reload_lock:
+            now = source_version(self._path)
+            if not now or now == self.version or now == self._refused or self._closed:
+                return False  # missing (mid-swap), unchanged, or known to fail
+            fresh = self._open_generation()
+            if isinstance(fresh, str):
+                self._refused = now
+                print(f"kg serve: the source changed but cannot be opened, still serving the "
+                      f"previous version: {fresh}", file=sys.stderr)
+                return False
+            with self._cond:
+                old, (self._idle, self.description) = self._idle, fresh
+                self.generation += 1
+                self.version = now
+                self._cond.notify_all()
+            for worker in old:
+                self._stop(worker)
+            print(f"kg serve: the source changed; now serving {self.description}",
+                  file=sys.stderr)
+            return True
+
+    def _start(self, generation: int) -> _Worker:
         parent, child = self._context.Pipe()
         process = self._context.Process(
             target=_worker_main, args=(child, self.spec), daemon=True, name="kg-query-worker"
         )
         process.start()
         child.close()
-        worker = _Worker(process, parent)
+        worker = _Worker(process, parent, generation)
         with self._cond:
             self._all.add(worker)
         return worker
@@ -329,8 +394,12 @@ class WorkerPool:
         with self._cond:
             self._busy -= 1
             self._slow -= slow
-            self._idle.append(worker)
+            current = worker.generation == self.generation
+            if current:
+                self._idle.append(worker)
             self._cond.notify()
+        if not current:  # the source was reloaded while it ran
+            self._stop(worker)
 
     def _replace(self, worker: _Worker, slow: bool) -> None:
         """Stop a worker whose query ran out of time (or that died) and start another."""
@@ -347,17 +416,19 @@ class WorkerPool:
         bottom: warm workers stay on top)."""
 
         def start() -> None:
-            fresh = self._start()
+            fresh = self._start(self.generation)
             ready, info = self._await_ready(fresh)
             if not ready:
                 if not self._closed:
                     print(f"kg serve: could not start a query worker: {info}", file=sys.stderr)
                 return
-            if self._closed:
-                return self._stop(fresh)
             with self._cond:
-                self._idle.insert(0, fresh)
-                self._cond.notify()
+                current = not self._closed and fresh.generation == self.generation
+                if current:
+                    self._idle.insert(0, fresh)
+                    self._cond.notify()
+            if not current:
+                self._stop(fresh)
 
         threading.Thread(target=start, daemon=True, name="kg-worker-start").start()
 
