@@ -20,6 +20,10 @@ from kg.server import ServerConfig, serve
               help="Port to listen on (0 picks a free one and prints it).")
 @click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
               help="Seconds a query may run before it is stopped (HTTP 503).")
+@click.option("--page-timeout", type=click.FloatRange(min=0.1), default=300.0,
+              show_default=True,
+              help="Seconds the browser view (/graph) or the query page's term list may take "
+              "to build (once per source version: they are cached).")
 @click.option("--max-rows", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Send at most this many result rows (or triples).")
 @click.option("--max-request-bytes", type=click.IntRange(min=1024), default=1_000_000,
@@ -43,6 +47,7 @@ def serve_command(
     host: str,
     port: int,
     timeout: float,
+    page_timeout: float,
     max_rows: int,
     max_request_bytes: int,
     workers: int,
@@ -63,6 +68,7 @@ def serve_command(
         store=str(store) if store else None,
         engine=engine,
         timeout=timeout,
+        page_timeout=page_timeout,
         max_rows=max_rows,
         max_request_bytes=max_request_bytes,
         workers=workers,

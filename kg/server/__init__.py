@@ -25,6 +25,7 @@ class ServerConfig:
     endpoint: str | None = None
     engine: str = "auto"
     timeout: float = 30.0
+    page_timeout: float = 300.0  # /graph and /vocabulary: built once per source version
     max_rows: int = 10_000
     max_request_bytes: int = 1_000_000
     workers: int = 2

@@ -165,6 +165,9 @@ class SparqlHandler(BaseHTTPRequestHandler):
             self._protocol_get(query)
         elif path == "/graph":
             self._graph(query)
+        elif path == "/vocabulary":
+            self._send(self.server.pages.get((("route", "vocabulary"),),
+                                             lambda: self._build(Task("vocabulary"))))
         elif path == "/update":
             self._send(text_reply(403, READ_ONLY))
         else:
@@ -257,9 +260,13 @@ class SparqlHandler(BaseHTTPRequestHandler):
     def _graph(self, params: dict[str, list[str]]) -> None:
         values = tuple((k, v[-1]) for k, v in sorted(params.items()))
         # Built once per request and source, rebuilt when the graph file or store changes.
-        reply = self.server.pages.get(values, lambda: self.server.pool.run(Task("graph",
-                                                                                 params=values)))
-        self._send(reply)
+        key = (("route", "graph"), *values)
+        self._send(self.server.pages.get(key, lambda: self._build(Task("graph", params=values))))
+
+    def _build(self, task: Task) -> Reply:
+        """A page-like task (cached by the caller): the page time limit, not the query's."""
+        limit = getattr(self.server.config, "page_timeout", None)
+        return self.server.pool.run(task, limit)
 
     # --- helpers -----------------------------------------------------------------------------
     def _format(

@@ -48,7 +48,7 @@ class SourceSpec:
 class Task:
     """One request for a worker: a SPARQL query, a named query, or the browser view."""
 
-    kind: str  # "sparql" | "named" | "graph"
+    kind: str  # "sparql" | "named" | "graph" | "vocabulary"
     text: str = ""  # the SPARQL text, or the named query's name
     params: tuple[tuple[str, str], ...] = ()
     fmt: str = "json"
@@ -77,6 +77,10 @@ def execute(source: Any, task: Task) -> Reply:
     try:
         if task.kind == "graph":
             return _render_graph(source, task)
+        if task.kind == "vocabulary":
+            from kg.server.vocabulary import vocabulary_json
+
+            return Reply(200, "application/json", vocabulary_json(source))
         if task.kind == "named":
             from kg.query import run_named
 
@@ -345,8 +349,10 @@ class WorkerPool:
             finally:
                 self._waiting -= 1
 
-    def run(self, task: Task) -> Reply:
-        """The worker's reply; 503 when the query ran out of time or the pool is too busy."""
+    def run(self, task: Task, limit: float | None = None) -> Reply:
+        """The worker's reply; 503 when the task ran out of time (`limit` seconds, the pool's
+        `timeout` by default) or the pool is too busy."""
+        limit = self.timeout if limit is None else limit
         taken = self._take()
         if isinstance(taken, Reply):
             return taken
@@ -356,11 +362,11 @@ class WorkerPool:
             if not worker.conn.poll(self.slow_after):
                 self._mark_slow(worker)
                 slow = True
-                if not worker.conn.poll(max(self.timeout - self.slow_after, 0)):
+                if not worker.conn.poll(max(limit - self.slow_after, 0)):
                     self._replace(worker, slow)
+                    what = "query" if task.kind in ("sparql", "named") else f"{task.kind} page"
                     return text_reply(
-                        503,
-                        f"the query ran longer than the {self.timeout:g} s limit and was stopped",
+                        503, f"the {what} ran longer than the {limit:g} s limit and was stopped"
                     )
             reply: Reply = worker.conn.recv()
         except (EOFError, OSError):
