@@ -1,16 +1,23 @@
 """Load test of `kg serve`: fast named queries from many clients while slow queries run.
 
     python scripts/bench_server.py --store out/graph.db [--clients 50] [--slow 2]
-        [--seconds 60] [--workers 2] [--spare-workers 2] [--timeout 30]
+        [--seconds 60] [--labels 300] [--workers 2] [--spare-workers 2] [--timeout 30]
+        [--cache-mb 64]
     python scripts/bench_server.py --graph out/graph.ttl ...
 
 Starts `kg serve` on a free port, then for `--seconds`: `--clients` threads, each on its own
-keep-alive HTTP/1.1 connection, send fast requests back to back (a mix of named queries with
-parameters picked from the graph, and a small SPARQL SELECT); `--slow` more threads send a
-deliberately slow query (a four-way cross join that runs to the server's `--timeout`) again
-and again. Prints, for the fast requests: count, errors (any status but 200), requests/s,
-p50, p90, p99 and max latency; and what the slow requests got. Timing on a shared machine is
-noisy: compare within one run.
+keep-alive HTTP/1.1 connection, send fast requests back to back, each picked at random (seeded)
+from a pool: papers-using, co-occurring and search for each of the `--labels` concepts in the
+most papers (3 x labels distinct requests), and a small SPARQL SELECT. `--slow` more threads
+send a deliberately slow query (a four-way cross join that runs to the server's `--timeout`)
+again and again. Nothing is sent before the clock starts, so every distinct request is first
+answered by a worker (a cache miss) during the run.
+
+Prints, for the fast requests: count, errors (any status but 200), requests/s, p50, p90, p99
+and max latency as the clients saw it; then where the server says the time went (its
+Server-Timing header): the share answered from the result cache, and for the others the time
+waiting for a worker and running in it (p50/p99); and what the slow requests got. Timing on a
+shared machine is noisy: compare within one run, and read the load average printed with it.
 """
 
 from __future__ import annotations
@@ -18,20 +25,37 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
+import os
+import random
+import re
 import statistics
 import subprocess
 import sys
 import threading
 import time
 import urllib.parse
+from dataclasses import dataclass
 from pathlib import Path
 
 SLOW = "SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i . ?j ?k ?l }"
 LABELS = """PREFIX kg: <https://w3id.org/paperkg/ontology#>
 PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
-SELECT ?label WHERE { ?c kg:paperCount ?n ; skos:prefLabel ?label } ORDER BY DESC(?n) LIMIT 20"""
+SELECT ?label WHERE {{ ?c kg:paperCount ?n ; skos:prefLabel ?label }} ORDER BY DESC(?n) ?label
+LIMIT {limit}"""
 SMALL = """PREFIX skos: <http://www.w3.org/2004/02/skos/core#>
 SELECT ?c ?l WHERE { ?c skos:prefLabel ?l } LIMIT 10"""
+_TIMING = re.compile(r"(\w+);dur=([0-9.]+)")
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One answered request: status, latency seen by the client, and the server's account."""
+
+    status: int
+    seconds: float
+    hit: bool = False
+    wait: float | None = None  # seconds waiting for a worker (misses)
+    run: float | None = None  # seconds in the worker (misses)
 
 
 def start(args: argparse.Namespace) -> tuple[subprocess.Popen[str], str]:
@@ -40,6 +64,7 @@ def start(args: argparse.Namespace) -> tuple[subprocess.Popen[str], str]:
     command = [
         kg, "serve", *source, "--port", "0", "--workers", str(args.workers),
         "--spare-workers", str(args.spare_workers), "--timeout", str(args.timeout),
+        "--cache-mb", str(args.cache_mb),
     ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
@@ -49,31 +74,45 @@ def start(args: argparse.Namespace) -> tuple[subprocess.Popen[str], str]:
     raise SystemExit("kg serve did not start")
 
 
-def request(conn: http.client.HTTPConnection, path: str) -> tuple[int, float]:
+def request(conn: http.client.HTTPConnection, path: str) -> Sample:
     started = time.perf_counter()
     conn.request("GET", path, headers={"Accept": "application/sparql-results+json"})
     response = conn.getresponse()
     response.read()
-    return response.status, time.perf_counter() - started
+    seconds = time.perf_counter() - started
+    timing = response.getheader("Server-Timing") or ""
+    parts = {name: float(ms) / 1000 for name, ms in _TIMING.findall(timing)}
+    return Sample(response.status, seconds, "cache;desc=hit" in timing, parts.get("wait"),
+                  parts.get("run"))
 
 
-def fast_paths(base: str) -> list[str]:
-    """Named queries that look up one concept (papers-using, co-occurring, search), with
-    labels from the graph, and a small SELECT. Whole-graph listings (top-concepts, acronyms:
-    ~0.5 s on a small graph) are not "fast" and stay out."""
+def fast_paths(base: str, labels: int) -> list[str]:
+    """Named queries that look up one concept (papers-using, co-occurring, search) for each of
+    the `labels` concepts in the most papers, and a small SELECT. Whole-graph listings
+    (top-concepts, acronyms) are not "fast" and stay out."""
     netloc = urllib.parse.urlsplit(base).netloc
-    conn = http.client.HTTPConnection(netloc, timeout=120)
-    conn.request("GET", "/sparql?" + urllib.parse.urlencode({"query": LABELS}))
+    conn = http.client.HTTPConnection(netloc, timeout=300)
+    query = LABELS.format(limit=labels)
+    conn.request("GET", "/sparql?" + urllib.parse.urlencode({"query": query}),
+                 headers={"Accept": "application/sparql-results+json"})
     rows = json.loads(conn.getresponse().read())["results"]["bindings"]
-    labels = [row["label"]["value"] for row in rows] or ["transformer"]
+    found = [row["label"]["value"] for row in rows] or ["transformer"]
     paths = []
-    for label in labels[5:15] or labels:
+    for label in found:
         for name, param in (
             ("papers-using", "concept"), ("co-occurring", "concept"), ("search", "text"),
         ):
             paths.append(f"/queries/{name}?" + urllib.parse.urlencode({param: label}))
     paths += ["/sparql?" + urllib.parse.urlencode({"query": SMALL})]
     return paths
+
+
+def _ms(values: list[float], q: int) -> str:
+    if not values:
+        return "-"
+    if len(values) == 1:
+        return f"{values[0] * 1000:.0f}"
+    return f"{statistics.quantiles(sorted(values), n=100, method='inclusive')[q - 1] * 1000:.0f}"
 
 
 def main() -> None:
@@ -84,44 +123,44 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--slow", type=int, default=2)
     parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--labels", type=int, default=300,
+                        help="concepts whose three lookups make the pool of fast requests")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--spare-workers", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=30)
+    parser.add_argument("--cache-mb", type=int, default=64)
     args = parser.parse_args()
 
     process, base = start(args)
     netloc = urllib.parse.urlsplit(base).netloc
     try:
-        paths = fast_paths(base)
-        for path in paths:  # warm every worker's caches a little
-            request(http.client.HTTPConnection(netloc, timeout=120), path)
-        fast: list[tuple[int, float]] = []
-        slow: list[tuple[int, float]] = []
+        paths = fast_paths(base, args.labels)
+        fast: list[Sample] = []
+        slow: list[Sample] = []
         lock = threading.Lock()
         stop = time.monotonic() + args.seconds
 
         def client(i: int) -> None:
+            rng = random.Random(i)
             conn = http.client.HTTPConnection(netloc, timeout=120)
-            n = i
             while time.monotonic() < stop:
                 try:
-                    result = request(conn, paths[n % len(paths)])
+                    result = request(conn, rng.choice(paths))
                 except (OSError, http.client.HTTPException):
-                    result = (0, 0.0)
+                    result = Sample(0, 0.0)
                     conn = http.client.HTTPConnection(netloc, timeout=120)
                 with lock:
                     fast.append(result)
-                n += 1
 
         def slow_client() -> None:
-            conn = http.client.HTTPConnection(netloc, timeout=args.timeout + 60)
+            conn = http.client.HTTPConnection(netloc, timeout=args.timeout * 3 + 60)
             path = "/sparql?" + urllib.parse.urlencode({"query": SLOW})
             while time.monotonic() < stop:
                 try:
                     result = request(conn, path)
                 except (OSError, http.client.HTTPException):
-                    result = (0, 0.0)
-                    conn = http.client.HTTPConnection(netloc, timeout=args.timeout + 60)
+                    result = Sample(0, 0.0)
+                    conn = http.client.HTTPConnection(netloc, timeout=args.timeout * 3 + 60)
                 with lock:
                     slow.append(result)
 
@@ -136,21 +175,33 @@ def main() -> None:
     finally:
         process.terminate()
         process.wait(timeout=30)
-    times = sorted(t for status, t in fast if status == 200)
-    errors = sum(1 for status, _ in fast if status != 200)
-    if not times:
+    answered = [s for s in fast if s.status == 200]
+    errors = len(fast) - len(answered)
+    if not answered:
         raise SystemExit(f"no fast request succeeded ({errors} errors)")
-    cuts = statistics.quantiles(times, n=100, method="inclusive")
+    times = sorted(s.seconds for s in answered)
+    misses = [s for s in answered if not s.hit]
     print(
         f"{args.clients} clients + {args.slow} slow, {elapsed:.0f} s, workers {args.workers} "
-        f"+ {args.spare_workers} spare, timeout {args.timeout:g} s, {len(paths)} fast requests"
+        f"+ {args.spare_workers} spare, timeout {args.timeout:g} s, cache {args.cache_mb} MB, "
+        f"{len(paths)} distinct fast requests, load average {os.getloadavg()[0]:.1f}"
     )
     print(
         f"fast: {len(fast)} requests, {errors} errors, {len(fast) / elapsed:.0f} req/s; "
-        f"p50 {cuts[49] * 1000:.0f} ms, p90 {cuts[89] * 1000:.0f} ms, "
-        f"p99 {cuts[98] * 1000:.0f} ms, max {times[-1] * 1000:.0f} ms"
+        f"p50 {_ms(times, 50)} ms, p90 {_ms(times, 90)} ms, p99 {_ms(times, 99)} ms, "
+        f"max {times[-1] * 1000:.0f} ms"
     )
-    statuses = sorted({status for status, _ in slow})
+    print(
+        f"server: {len(answered) - len(misses)} answered from the cache "
+        f"({(len(answered) - len(misses)) / len(answered):.0%}); {len(misses)} by a worker: "
+        f"client-seen p50 {_ms([s.seconds for s in misses], 50)} / p99 "
+        f"{_ms([s.seconds for s in misses], 99)} ms, of which waiting for a worker p50 "
+        f"{_ms([s.wait for s in misses if s.wait is not None], 50)} / p99 "
+        f"{_ms([s.wait for s in misses if s.wait is not None], 99)} ms and running p50 "
+        f"{_ms([s.run for s in misses if s.run is not None], 50)} / p99 "
+        f"{_ms([s.run for s in misses if s.run is not None], 99)} ms"
+    )
+    statuses = sorted({s.status for s in slow})
     print(f"slow: {len(slow)} requests answered, statuses {statuses}")
 
 

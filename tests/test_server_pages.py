@@ -41,6 +41,26 @@ def test_a_page_is_built_once_until_the_source_changes() -> None:
     assert len(built) == 3
 
 
+def test_the_least_recently_used_replies_go_first_and_big_ones_are_not_kept() -> None:
+    cache = PageCache(lambda: (), max_pages=100, max_bytes=30, max_reply_bytes=12)
+    built: list[str] = []
+
+    def build(text: str) -> Reply:
+        built.append(text)
+        return _page(text)
+
+    for name in ("a" * 10, "b" * 10, "c" * 10):
+        cache.get(((name, ""),), lambda name=name: build(name))  # type: ignore[misc]
+    cache.get((("a" * 10, ""),), lambda: build("again"))  # a hit: "a" is now the newest
+    cache.get((("d" * 10, ""),), lambda: build("d" * 10))  # 40 bytes > 30: the oldest, "b", goes
+    cache.get((("b" * 10, ""),), lambda: build("b again"))
+    assert built == ["a" * 10, "b" * 10, "c" * 10, "d" * 10, "b again"]
+    assert (cache.hits, cache.builds) == (1, 5)
+    cache.get((("big", ""),), lambda: build("x" * 13))  # over max_reply_bytes: built each time
+    cache.get((("big", ""),), lambda: build("x" * 13))
+    assert built[-2:] == ["x" * 13, "x" * 13]
+
+
 def test_a_failed_page_is_not_kept() -> None:
     cache = PageCache(lambda: ())
     replies = iter([text_reply(503, "too slow"), _page("ok")])

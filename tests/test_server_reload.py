@@ -71,6 +71,9 @@ def test_a_rebuilt_source_is_served_without_a_restart(
         server = kg_server(str(graph))
     before = _titles(http_request, server.base)
     assert "Reloaded Zebra Diffusion" not in before
+    # Answers are cached per source version (the second one says so).
+    _, headers, _ = http_request(server.base + PAPERS_USING)
+    assert headers["Server-Timing"] == "cache;desc=hit"
     status, _, page = http_request(server.base + GRAPH_PAGE)
     assert status == 200 and b"Reloaded Zebra Diffusion" not in page
 

@@ -24,6 +24,8 @@ from kg.server import ServerConfig, serve
               show_default=True,
               help="Seconds the browser view (/graph) or the query page's term list may take "
               "to build (once per source version: they are cached).")
+@click.option("--cache-mb", type=click.IntRange(min=0), default=64, show_default=True,
+              help="Memory for query results, kept until the source changes (0: no cache).")
 @click.option("--max-rows", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Send at most this many result rows (or triples).")
 @click.option("--max-request-bytes", type=click.IntRange(min=1024), default=1_000_000,
@@ -48,6 +50,7 @@ def serve_command(
     port: int,
     timeout: float,
     page_timeout: float,
+    cache_mb: int,
     max_rows: int,
     max_request_bytes: int,
     workers: int,
@@ -69,6 +72,7 @@ def serve_command(
         engine=engine,
         timeout=timeout,
         page_timeout=page_timeout,
+        cache_mb=cache_mb,
         max_rows=max_rows,
         max_request_bytes=max_request_bytes,
         workers=workers,

@@ -26,6 +26,7 @@ class ServerConfig:
     engine: str = "auto"
     timeout: float = 30.0
     page_timeout: float = 300.0  # /graph and /vocabulary: built once per source version
+    cache_mb: int = 64  # query results kept per source version (0: none)
     max_rows: int = 10_000
     max_request_bytes: int = 1_000_000
     workers: int = 2

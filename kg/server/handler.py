@@ -55,6 +55,10 @@ class SparqlServer(ThreadingHTTPServer):
         self._page_source = pool.description
         # A page is as new as the workers that build it: keyed by the version they opened.
         self.pages = PageCache(lambda: pool.version)
+        # Query results, likewise: the source is read-only, so an answer holds until it changes.
+        budget = int(getattr(config, "cache_mb", 0) * 1_000_000)
+        self.results = PageCache(lambda: pool.version, max_pages=100_000, max_bytes=budget,
+                                 max_reply_bytes=budget // 16)
         self.slots = threading.BoundedSemaphore(getattr(config, "max_connections", 256))
         self.allowed_hosts = _allowed_hosts(
             str(self.server_address[0]), getattr(config, "allow_hosts", ())
@@ -296,7 +300,14 @@ class SparqlHandler(BaseHTTPRequestHandler):
         return fmt
 
     def _run(self, task: Task) -> None:
-        self._send(self.server.pool.run(task))
+        """Answer a query from the result cache, or from a worker. The Server-Timing header
+        says where the time went: waiting for a worker, running in it, or a cache hit."""
+        timing: dict[str, float] = {}
+        key = (("kind", task.kind), ("text", task.text), ("fmt", task.fmt),
+               ("rows", str(task.max_rows)), *task.params)
+        reply = self.server.results.get(key, lambda: self.server.pool.run(task, timing=timing))
+        parts = [f"{name};dur={seconds * 1000:.1f}" for name, seconds in timing.items()]
+        self._send(reply, extra=(("Server-Timing", ", ".join(parts) or "cache;desc=hit"),))
 
     def _split(self) -> tuple[str, dict[str, list[str]]]:
         parts = urllib.parse.urlsplit(self.path)

@@ -349,11 +349,18 @@ class WorkerPool:
             finally:
                 self._waiting -= 1
 
-    def run(self, task: Task, limit: float | None = None) -> Reply:
+    def run(
+        self, task: Task, limit: float | None = None, timing: dict[str, float] | None = None
+    ) -> Reply:
         """The worker's reply; 503 when the task ran out of time (`limit` seconds, the pool's
-        `timeout` by default) or the pool is too busy."""
+        `timeout` by default) or the pool is too busy. `timing` receives the seconds spent
+        waiting for a worker ("wait") and in the worker ("run")."""
         limit = self.timeout if limit is None else limit
+        asked = time.perf_counter()
         taken = self._take()
+        began = time.perf_counter()
+        if timing is not None:
+            timing["wait"] = began - asked
         if isinstance(taken, Reply):
             return taken
         worker, slow = taken, False
@@ -369,6 +376,8 @@ class WorkerPool:
                         503, f"the {what} ran longer than the {limit:g} s limit and was stopped"
                     )
             reply: Reply = worker.conn.recv()
+            if timing is not None:
+                timing["run"] = time.perf_counter() - began
         except (EOFError, OSError):
             self._replace(worker, slow)
             return text_reply(500, "the query worker died (out of memory?); it was restarted")
