@@ -7,13 +7,15 @@ from __future__ import annotations
 import importlib.util
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
@@ -95,6 +97,7 @@ class KgServer:
 
     base: str
     process: subprocess.Popen[str]
+    log: list[str] = field(default_factory=list)  # its stderr lines (access log, messages)
 
     @property
     def sparql(self) -> str:
@@ -125,6 +128,8 @@ def kg_server() -> Iterator[Callable[..., KgServer]]:
             process.wait(timeout=10)
             raise RuntimeError(f"kg serve did not start: {process.stderr.read()}")  # type: ignore[union-attr]
         server = KgServer(base, process)
+        # Read its stderr as it comes: the access log would fill an unread pipe and block it.
+        threading.Thread(target=_drain, args=(process.stderr, server.log), daemon=True).start()
         started.append(server)
         deadline = time.monotonic() + 30
         while True:
@@ -147,6 +152,14 @@ def kg_server() -> Iterator[Callable[..., KgServer]]:
         for pipe in (server.process.stdout, server.process.stderr):
             if pipe is not None:
                 pipe.close()
+
+
+def _drain(pipe: Any, into: list[str]) -> None:
+    try:
+        for line in pipe:
+            into.append(line)
+    except (ValueError, OSError):  # closed at the end of the test
+        return
 
 
 def http(

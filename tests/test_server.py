@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -57,6 +58,8 @@ def start_server(*options: str) -> Server:
         raise RuntimeError(
             f"kg serve did not start: {process.stderr.read() if process.stderr else ''}"
         )
+    # Read its stderr as it comes: the access log would fill an unread pipe and block it.
+    threading.Thread(target=lambda: process.stderr and process.stderr.read(), daemon=True).start()
     deadline = time.monotonic() + 30
     while True:  # poll until it answers
         try:

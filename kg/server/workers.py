@@ -12,6 +12,7 @@ set of workers opens it while the old ones go on answering, then takes over at o
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import multiprocessing as mp
 import os
@@ -194,6 +195,14 @@ def public_description(description: str, spec: SourceSpec) -> str:
 
 
 @dataclass(eq=False)
+class _Waiter:
+    """A request waiting for a worker: `_dispatch` hands it one and sets `ready`."""
+
+    ready: threading.Event = field(default_factory=threading.Event)
+    worker: _Worker | None = None
+
+
+@dataclass(eq=False)
 class _Worker:
     process: Any
     conn: Connection
@@ -237,12 +246,12 @@ class WorkerPool:
         self.max_waiting = max_waiting
         self.description = ""
         self._context = mp.get_context("spawn")
-        self._cond = threading.Condition()
+        self._cond = threading.Lock()  # guards the fields below
         self._idle: list[_Worker] = []  # a stack: the last one freed is taken first
         self._all: set[_Worker] = set()
         self._busy = 0  # queries running
         self._slow = 0  # of which past `slow_after` (each allows one more, up to `spares`)
-        self._waiting = 0
+        self._queue: collections.deque[_Waiter] = collections.deque()  # first come, first served
         self._closed = False
         self._path = None if spec.remote else served_path(spec.source, spec.store)
         self.generation = 0
@@ -299,7 +308,7 @@ class WorkerPool:
                 old, (self._idle, self.description) = self._idle, fresh
                 self.generation += 1
                 self.version = now
-                self._cond.notify_all()
+                self._dispatch()
             for worker in old:
                 self._stop(worker)
             print(f"kg serve: the source changed; now serving {self.description}",
@@ -332,22 +341,30 @@ class WorkerPool:
         return self.size + min(self._slow, self.spares)
 
     def _take(self) -> _Worker | Reply:
-        """An idle worker, once fewer than `_capacity()` queries run; or a 503 reply."""
-        deadline = time.monotonic() + self.timeout
+        """An idle worker, once fewer than `_capacity()` queries run; or a 503 reply. Requests
+        get workers in the order they asked (a newcomer never overtakes one that waits)."""
         with self._cond:
-            if self._waiting >= self.max_waiting:
-                return busy_reply(f"{self._waiting} requests are already waiting for a worker")
-            self._waiting += 1
-            try:
-                while not (self._idle and self._busy < self._capacity()):
-                    left = deadline - time.monotonic()
-                    if left <= 0 or self._closed:
-                        return busy_reply(f"every query worker stayed busy for {self.timeout:g} s")
-                    self._cond.wait(left)
+            if not self._queue and self._idle and self._busy < self._capacity():
                 self._busy += 1
                 return self._idle.pop()
-            finally:
-                self._waiting -= 1
+            if len(self._queue) >= self.max_waiting:
+                return busy_reply(f"{len(self._queue)} requests are already waiting for a worker")
+            waiter = _Waiter()
+            self._queue.append(waiter)
+        waiter.ready.wait(self.timeout)
+        with self._cond:
+            if waiter.worker is not None:  # handed over (perhaps just as the wait ended)
+                return waiter.worker
+            self._queue.remove(waiter)
+        return busy_reply(f"every query worker stayed busy for {self.timeout:g} s")
+
+    def _dispatch(self) -> None:
+        """Hand idle workers to waiting requests, oldest first (called holding `_cond`)."""
+        while self._queue and self._idle and self._busy < self._capacity():
+            waiter = self._queue.popleft()
+            self._busy += 1
+            waiter.worker = self._idle.pop()
+            waiter.ready.set()
 
     def run(
         self, task: Task, limit: float | None = None, timing: dict[str, float] | None = None
@@ -365,16 +382,26 @@ class WorkerPool:
             return taken
         worker, slow = taken, False
         try:
+            cpu_before = _cpu_seconds(worker.process.pid)
             worker.conn.send(task)
-            if not worker.conn.poll(self.slow_after):
-                self._mark_slow(worker)
-                slow = True
-                if not worker.conn.poll(max(limit - self.slow_after, 0)):
+            deadline = began + limit
+            # Slow means `slow_after` seconds of the worker's CPU time (wall time where it cannot
+            # be read): on a busy machine a quick query can take long to finish without being
+            # one that holds up the others.
+            while not worker.conn.poll(max(min(self.slow_after, deadline - time.perf_counter()),
+                                           0)):
+                if time.perf_counter() >= deadline:
                     self._replace(worker, slow)
                     what = "query" if task.kind in ("sparql", "named") else f"{task.kind} page"
                     return text_reply(
                         503, f"the {what} ran longer than the {limit:g} s limit and was stopped"
                     )
+                cpu_now = _cpu_seconds(worker.process.pid)
+                used = (time.perf_counter() - began if cpu_before is None or cpu_now is None
+                        else cpu_now - cpu_before)
+                if not slow and used >= self.slow_after:
+                    self._mark_slow(worker)
+                    slow = True
             reply: Reply = worker.conn.recv()
             if timing is not None:
                 timing["run"] = time.perf_counter() - began
@@ -388,8 +415,8 @@ class WorkerPool:
         """Count a slow query (one more may start); while others wait, lower its priority."""
         with self._cond:
             self._slow += 1
-            self._cond.notify()
-            crowded = self._waiting > 0 or not self._idle
+            self._dispatch()
+            crowded = bool(self._queue) or not self._idle
         if crowded:
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, worker.process.pid, 19)
@@ -412,7 +439,7 @@ class WorkerPool:
             current = worker.generation == self.generation
             if current:
                 self._idle.append(worker)
-            self._cond.notify()
+            self._dispatch()
         if not current:  # the source was reloaded while it ran
             self._stop(worker)
 
@@ -422,7 +449,7 @@ class WorkerPool:
         with self._cond:
             self._busy -= 1
             self._slow -= slow
-            self._cond.notify()
+            self._dispatch()
         if not self._closed:
             self._start_async()
 
@@ -441,7 +468,7 @@ class WorkerPool:
                 current = not self._closed and fresh.generation == self.generation
                 if current:
                     self._idle.insert(0, fresh)
-                    self._cond.notify()
+                    self._dispatch()
             if not current:
                 self._stop(fresh)
 
@@ -459,9 +486,23 @@ class WorkerPool:
         with self._cond:
             self._closed = True
             workers = list(self._all)
-            self._cond.notify_all()
+            while self._queue:  # waiting requests get their 503 now
+                self._queue.popleft().ready.set()
         for worker in workers:
             self._stop(worker)
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """User + system CPU seconds of a process (Linux /proc), or None where it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / _TICKS
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def busy_reply(reason: str) -> Reply:
