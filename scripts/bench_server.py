@@ -152,9 +152,10 @@ def main() -> None:
                 with lock:
                     fast.append(result)
 
-        def slow_client() -> None:
+        def slow_client(i: int) -> None:
             conn = http.client.HTTPConnection(netloc, timeout=args.timeout * 3 + 60)
-            path = "/sparql?" + urllib.parse.urlencode({"query": SLOW})
+            # Each its own text: identical requests would be answered by one run.
+            path = "/sparql?" + urllib.parse.urlencode({"query": f"{SLOW} # client {i}"})
             while time.monotonic() < stop:
                 try:
                     result = request(conn, path)
@@ -164,7 +165,7 @@ def main() -> None:
                 with lock:
                     slow.append(result)
 
-        threads = [threading.Thread(target=slow_client) for _ in range(args.slow)]
+        threads = [threading.Thread(target=slow_client, args=(i,)) for i in range(args.slow)]
         threads += [threading.Thread(target=client, args=(i,)) for i in range(args.clients)]
         began = time.monotonic()
         for thread in threads:

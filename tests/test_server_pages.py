@@ -9,6 +9,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,3 +128,29 @@ def test_graph_serves_the_map_by_default_and_from_the_cache() -> None:
     finally:
         process.terminate()
         process.wait(timeout=15)
+
+
+@pytest.mark.server
+def test_answers_are_cached_except_those_that_change_every_run(
+    kg_server: Any, http_request: Any
+) -> None:
+    import json
+    import urllib.parse
+
+    server = kg_server(str(Path(__file__).parent / "fixtures" / "query_graph.ttl"))
+
+    def ask(query: str) -> tuple[str, bytes]:
+        url = server.sparql + "?" + urllib.parse.urlencode({"query": query})
+        status, headers, body = http_request(url)
+        assert status == 200, body
+        return headers["Server-Timing"], body
+
+    plain = "SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }"
+    first_timing, first = ask(plain)
+    assert first_timing.startswith("wait;dur=") and ", run;dur=" in first_timing
+    assert ask(plain) == ("cache;desc=hit", first)
+    random = "SELECT (RAND() AS ?r) WHERE {}"
+    answers = [ask(random) for _ in range(2)]
+    assert all(timing != "cache;desc=hit" for timing, _ in answers)
+    values = [json.loads(body)["results"]["bindings"][0]["r"]["value"] for _, body in answers]
+    assert values[0] != values[1]

@@ -35,6 +35,8 @@ LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 _LENGTH = re.compile(r"[0-9]{1,15}")
 READ_ONLY = "this endpoint is read-only: SPARQL updates are refused (load data with `kg load`)"
 UNSUPPORTED_PARAMS = ("default-graph-uri", "named-graph-uri")
+# Functions whose value changes from one run to the next: such answers are never cached.
+_CHANGING = re.compile(r"\b(?:NOW|RAND|UUID|STRUUID|BNODE)\s*\(", re.IGNORECASE)
 
 
 class SparqlServer(ThreadingHTTPServer):
@@ -303,9 +305,13 @@ class SparqlHandler(BaseHTTPRequestHandler):
         """Answer a query from the result cache, or from a worker. The Server-Timing header
         says where the time went: waiting for a worker, running in it, or a cache hit."""
         timing: dict[str, float] = {}
-        key = (("kind", task.kind), ("text", task.text), ("fmt", task.fmt),
-               ("rows", str(task.max_rows)), *task.params)
-        reply = self.server.results.get(key, lambda: self.server.pool.run(task, timing=timing))
+        if task.kind == "sparql" and _CHANGING.search(task.text):
+            reply = self.server.pool.run(task, timing=timing)  # a new answer every time
+        else:
+            key = (("kind", task.kind), ("text", task.text), ("fmt", task.fmt),
+                   ("rows", str(task.max_rows)), *task.params)
+            reply = self.server.results.get(key, lambda: self.server.pool.run(task,
+                                                                              timing=timing))
         parts = [f"{name};dur={seconds * 1000:.1f}" for name, seconds in timing.items()]
         self._send(reply, extra=(("Server-Timing", ", ".join(parts) or "cache;desc=hit"),))
 
