@@ -50,7 +50,8 @@ def _examples() -> list[Example]:
         out.append(Example(
             features={"count": float(rng.randint(1, 5)), "kind_name": float(matched)},
             matched=matched, must=i % 2 == 0,
-            ctype=(ConceptType.METHOD if i % 4 else ConceptType.DATASET) if matched else None,
+            ctypes=((ConceptType.METHOD,) if i % 4 else (ConceptType.DATASET, ConceptType.TASK))
+            if matched else (),
             proposes=i % 5 == 0,
         ))
     return out
@@ -69,9 +70,9 @@ def test_retraining_writes_the_same_bytes(tmp_path: Path) -> None:
 
 def test_the_shipped_model_loads_and_uses_known_features() -> None:
     model = DecisionModel.load()
-    for ensemble in (model.accept, model.ctype, model.proposes):
+    for ensemble in model.ensembles:
         assert set(ensemble.features) <= set(FEATURE_NAMES)
-    assert {ConceptType(c) for c in model.ctype.classes} <= set(ConceptType)
+    assert ConceptType.METHOD in model.types and ConceptType.DATASET in model.types
     [decision] = model.decide([dict.fromkeys(FEATURE_NAMES, 0.0)])
     assert 0.0 <= decision.accept <= 1.0 and 0.0 <= decision.proposes <= 1.0
 

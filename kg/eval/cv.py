@@ -134,14 +134,10 @@ def examples_of(parsed: ParsedGold, gold: GoldPaper, lookup: Callable[[str], Any
             features=feats[key],
             matched=best is not None,
             must=any(c.must for c in hits),
-            ctype=None if best is None else _ctype(best.types[0]),
+            ctypes=() if best is None else tuple(ConceptType(t) for t in best.types),
             proposes=any(c.role == "proposes" for c in hits),
         ))
     return out
-
-
-def _ctype(name: str) -> Any:
-    return ConceptType(name)
 
 
 def candidate_recall(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold]) -> tuple[int, int]:

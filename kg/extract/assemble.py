@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kg.extract.candidates import FieldCandidates, GazetteerLookup, Occurrence
+from kg.extract.contribution import PaperText
 from kg.extract.decisions import (
     DEFAULT_ROLE,
     DEFAULT_THRESHOLDS,
@@ -146,13 +147,16 @@ def paper_features(
     title_words = frozenset(w for pf in fields if pf.field is Field.TITLE
                             for w in norm_key(pf.repaired.text).split())
     max_count = max((e.count for e in cands.groups.values()), default=1)
+    paper = PaperText.of({pf.field: pf.repaired.text for pf in fields},
+                         [e.count for e in cands.groups.values()
+                          if e.kinds & {"acronym", "name"}])
     return {
         key: group_features(entry, lookup, model_runs=model_runs,
                             proposal_sentences=cands.proposal_sentences,
                             proposed_keys=proposed_keys,
                             title_prefix_key=cands.title_prefix_key, sentences=sentences,
                             title_words=title_words, max_count=max_count,
-                            reason=reasons[key])
+                            reason=reasons[key], paper=paper)
         for key, entry in cands.groups.items()
     }
 

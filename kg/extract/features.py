@@ -13,10 +13,15 @@ from __future__ import annotations
 
 import math
 import re
+from collections import Counter, defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
 
 from kg.extract.background import phrase_count, word_count
 from kg.extract.candidates import GazetteerLookup
+from kg.extract.contribution import NAMES as CONTRIBUTION_NAMES
+from kg.extract.contribution import PaperText, contribution_features
 from kg.extract.decisions import (
     AcceptReason,
     CandidateGroup,
@@ -34,6 +39,7 @@ from kg.extract.roles import (
 )
 from kg.extract.terms import head_type
 from kg.types import ConceptType, Field, Role
+from kg.vocab.gazetteer import Gazetteer
 
 KINDS = ("acronym", "name", "title", "gazetteer", "chunk", "model", "span")
 SOURCES = ("pwc-method", "pwc-dataset", "pwc-task", "pwc-metric", "pwc-collection",
@@ -48,6 +54,16 @@ _VERB_CLASSES = (
     ("evaluate", _EVAL_VERBS),
 )
 _TYPES = tuple(ConceptType)
+# Endings of the last word that say what kind of noun it is: an action or process
+# ("compression", "pansharpening": tasks and methods), a property ("robustness"), an agent
+# ("encoder", "detector": models), a measure ("accuracy"), a plural.
+_SUFFIXES = (
+    ("process", re.compile(r"(?:tion|sion|ment|ing|ance|ence|sis)$")),
+    ("property", re.compile(r"(?:ity|ness|ism|cy)$")),
+    ("agent", re.compile(r"(?:er|or|net|former)$")),
+    ("adjective", re.compile(r"(?:al|ic|ive|ous|able|ible|ed)$")),
+    ("plural", re.compile(r"[^s]s$")),
+)
 _ROLES = tuple(Role)
 
 
@@ -58,14 +74,18 @@ def _names() -> dict[str, tuple[str, ...]]:
         "gazetteer": ("gaz_n", "gaz_specific", "gaz_curated", "gaz_generic_only",
                       *(f"gaz_src_{s}" for s in SOURCES), *(f"gaz_type_{x}" for x in t)),
         "recogniser": tuple(f"rec_type_{x}" for x in t),
-        "type_cues": (*(f"cue_{x}" for x in t), *(f"head_{x}" for x in t), "head_generic"),
+        "type_cues": (*(f"cue_{x}" for x in t), *(f"head_{x}" for x in t), "head_generic",
+                      *(f"headgaz_{x}" for x in t), "headgaz_n",
+                      *(f"suffix_{name}" for name, _ in _SUFFIXES)),
         "context": (*(f"role_{r.value}" for r in _ROLES), "introduced", "author_sentence",
                     *(f"verb_{name}" for name, _ in _VERB_CLASSES), "before_proposal",
                     "in_proposal_sentence", "title_prefix", "own", "authors_propose",
                     "first_role_proposes"),
         "position": ("count", "in_title", "in_abstract", "first_sentence", "last_sentence",
                      "first_position", "count_share", "title_words"),
-        "background": ("bg_phrase", "bg_last_word", "bg_rarest_word", "bg_first_word"),
+        "contribution": CONTRIBUTION_NAMES,
+        "background": ("bg_phrase", "bg_last_word", "bg_rarest_word", "bg_first_word",
+                       "bg_cohesion", "bg_head_cohesion", "gaz_first_word", "gaz_any_word"),
         "boundaries": ("premodifier", "next_noun", "prev_modifier"),
         "shape": ("alpha_share", "n_words", "n_chars", "inner_capital", "all_caps",
                   "initial_capital", "digit", "hyphen", "title_case", "has_long_form",
@@ -87,6 +107,48 @@ class _Unset:
 UNSET = _Unset()
 
 
+@dataclass(frozen=True, slots=True)
+class _TermWords:
+    """Word statistics of the curated gazetteer terms (CSO's topics, typed by a coarse rule,
+    left out): the types of the multi-word terms each word ends, how many such terms each word
+    starts, how many terms contain it — words that start terms ("contrastive", "neural")
+    against words that describe ("finer", "varying", "known")."""
+
+    head_types: dict[str, Counter[ConceptType]]
+    first: dict[str, int]
+    anywhere: dict[str, int]
+
+
+@cache
+def _term_words() -> _TermWords:
+    gazetteer = Gazetteer.load()
+    heads: dict[str, Counter[ConceptType]] = defaultdict(Counter)
+    first: Counter[str] = Counter()
+    anywhere: Counter[str] = Counter()
+    keys = gazetteer.keys()
+    for key in keys:
+        curated = [e for e in gazetteer.lookup(key) if e.source != "cso" and not e.generic]
+        if not curated:
+            continue
+        words = key.split()
+        anywhere.update(set(words))
+        if len(words) > 1:
+            first[words[0]] += 1
+            heads[words[-1]].update(e.type for e in curated)
+    return _TermWords(dict(heads), dict(first), dict(anywhere))
+
+
+def head_word_types(word: str) -> tuple[dict[ConceptType, float], int]:
+    """How the field's vocabularies type terms ending in `word` ("... detection" mostly
+    tasks, "... network" models and methods): each type's share (smoothed) and how many
+    terms end in it. A type noun the lexicon does not list still votes this way."""
+    counts = _term_words().head_types.get(word.lower())
+    if not counts:
+        return {}, 0
+    total = sum(counts.values())
+    return {c: n / (total + 1) for c, n in counts.items()}, total
+
+
 def _log(count: int) -> float:
     return math.log1p(count)
 
@@ -103,6 +165,7 @@ def group_features(
     title_words: frozenset[str] = frozenset(),
     max_count: int = 1,
     reason: AcceptReason | _Unset | None = UNSET,
+    paper: PaperText | None = None,
 ) -> dict[str, float]:
     """The features of one candidate group (names in `FEATURE_NAMES`); `reason`: the rules'
     acceptance of it when the caller has it already."""
@@ -138,6 +201,13 @@ def group_features(
     if head is not None:
         f[f"head_{head.value}"] = 1.0
     f["head_generic"] = float(last in GENERIC_HEADS)
+    last_word = label.rsplit(" ", 1)[-1].lower()
+    for name, suffix in _SUFFIXES:
+        f[f"suffix_{name}"] = float(bool(suffix.search(last_word)))
+    shares, seen = head_word_types(last)
+    for ctype, share in shares.items():
+        f[f"headgaz_{ctype.value}"] = share
+    f["headgaz_n"] = _log(seen)
 
     first_proposal = min((s for fld, s in proposal_sentences if fld is Field.ABSTRACT),
                          default=None)
@@ -176,11 +246,23 @@ def group_features(
     else:
         f["first_position"] = -1.0
 
+    if paper is not None:
+        f.update(contribution_features(occs, label, entry.count,
+                                       bool(kinds & {"acronym", "name"}), paper))
+
     f["bg_phrase"] = _log(phrase_count(entry.key))
     f["bg_last_word"] = _log(word_count(last))
     counts = [word_count(w) for w in words] or [0]
     f["bg_rarest_word"] = _log(min(counts))
     f["bg_first_word"] = _log(counts[0])
+    # How bound the words are: the share of the abstracts using its rarest word (its last
+    # word) that use the whole phrase — "linear regression" is a term, "varying degrees" not.
+    phrase = f["bg_phrase"]
+    f["bg_cohesion"] = phrase - f["bg_rarest_word"] if len(words) > 1 else 0.0
+    f["bg_head_cohesion"] = phrase - f["bg_last_word"] if len(words) > 1 else 0.0
+    term_words = _term_words()
+    f["gaz_first_word"] = _log(term_words.first.get(words[0], 0)) if len(words) > 1 else 0.0
+    f["gaz_any_word"] = min((_log(term_words.anywhere.get(w, 0)) for w in words), default=0.0)
 
     for name in ("premodifier", "next_noun", "prev_modifier"):
         f[name] = sum(getattr(occ, name) for _, occ in occs) / len(occs)

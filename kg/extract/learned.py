@@ -1,7 +1,8 @@
 """The learned decisions: gradient-boosted trees over `kg.extract.features`, read from JSON.
 
-Three models decide for each candidate group of a paper: is it a concept of the paper
-(accept), which type, and is it the paper's own contribution (proposes). They are trained by
+Models decide for each candidate group of a paper: is it a concept of the paper (accept),
+which type (one model per type: is this type acceptable for it; the most probable wins), and
+is it the paper's own contribution (proposes). They are trained by
 `kg.train.decisions` (scikit-learn's HistGradientBoostingClassifier, `make train-decisions`)
 and shipped as plain JSON (`kg/data/decisions.json.gz`): node arrays of every tree, evaluated
 here with numpy. Plain data rather than a pickle: loading runs no code from the file, needs no
@@ -29,7 +30,7 @@ from kg.errors import ModelError
 from kg.types import ConceptType
 
 MODEL_FILE = "decisions.json.gz"
-FORMAT = "paperkg-decisions/1"
+FORMAT = "paperkg-decisions/2"
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,19 +116,28 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class DecisionModel:
-    """The three ensembles that decide acceptance, type and `proposes`."""
+    """The ensembles that decide acceptance, type (one per type) and `proposes`."""
 
     accept: TreeEnsemble
-    ctype: TreeEnsemble
+    types: dict[ConceptType, TreeEnsemble]
     proposes: TreeEnsemble
     trained_on: str = ""
+
+    @property
+    def ensembles(self) -> list[TreeEnsemble]:
+        return [self.accept, *self.types.values(), self.proposes]
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DecisionModel:
         if data.get("format") != FORMAT:
             raise ModelError(f"not a decisions model (format {data.get('format')!r}, "
                              f"expected {FORMAT!r}): retrain with `make train-decisions`")
-        return cls(TreeEnsemble.from_json(data["accept"]), TreeEnsemble.from_json(data["type"]),
+        types = {ConceptType(name): TreeEnsemble.from_json(model)
+                 for name, model in sorted(data["types"].items())}
+        if not types:
+            raise ModelError("the decisions model has no type models: retrain with "
+                             "`make train-decisions`")
+        return cls(TreeEnsemble.from_json(data["accept"]), types,
                    TreeEnsemble.from_json(data["proposes"]), str(data.get("trained_on", "")))
 
     @classmethod
@@ -151,23 +161,24 @@ class DecisionModel:
         """
         if not rows:
             return []
-        names = sorted({*self.accept.features, *self.ctype.features, *self.proposes.features})
+        names = sorted({n for e in self.ensembles for n in e.features})
         column = {n: i for i, n in enumerate(names)}
         x = np.asarray([[row.get(n, 0.0) for n in names] for row in rows], dtype=np.float64)
         accept = self.accept.proba(_columns(x, column, self.accept.features))[:, 1]
         kept = np.flatnonzero(accept >= threshold)
-        types = np.zeros(len(rows), dtype=np.int64)
+        order = list(self.types)
+        types = np.full(len(rows), order.index(ConceptType.CONCEPT)
+                        if ConceptType.CONCEPT in order else 0, dtype=np.int64)
         proposes = np.zeros(len(rows))
-        other = self.ctype.classes.index(ConceptType.CONCEPT.value) if (
-            ConceptType.CONCEPT.value in self.ctype.classes) else 0
-        types[:] = other
         if len(kept):
             sub = x[kept]
-            types[kept] = self.ctype.proba(_columns(sub, column, self.ctype.features)).argmax(1)
+            acceptable = np.stack([e.proba(_columns(sub, column, e.features))[:, 1]
+                                   for e in self.types.values()], axis=1)
+            types[kept] = acceptable.argmax(1)
             proposes[kept] = self.proposes.proba(
                 _columns(sub, column, self.proposes.features))[:, 1]
         return [
-            Decision(float(a), ConceptType(self.ctype.classes[int(t)]), float(p))
+            Decision(float(a), order[int(t)], float(p))
             for a, t, p in zip(accept, types, proposes, strict=True)
         ]
 

@@ -1,8 +1,10 @@
 """Training the learned extraction decisions (`kg.extract.learned`) from gold annotations.
 
 Each candidate group of a gold paper is one example: accepted when one of its labels matches
-a gold concept of the paper (must or ok, as `kg eval` counts precision), typed by that
-concept's first type, `proposes` when the gold role is. scikit-learn's
+a gold concept of the paper (must or ok, as `kg eval` counts precision), with that concept's
+acceptable types (`kg eval` counts a type right when it is any of them), `proposes` when the
+gold role is. The type is decided by one model per type ("is this type acceptable for it?"),
+so the choice is the type most likely to be right, not the most likely first choice. scikit-learn's
 HistGradientBoostingClassifier learns each decision (fixed `random_state`, so retraining on
 the same data gives the same file); `export_ensemble` writes its trees as plain JSON.
 
@@ -38,12 +40,13 @@ MUST_WEIGHT = 2.0  # a `must` concept counts twice an `ok` one when learning acc
 
 @dataclass(frozen=True, slots=True)
 class Example:
-    """One candidate group with its gold answer (`ctype`/`proposes` only when `matched`)."""
+    """One candidate group with its gold answer (`ctypes`/`proposes` only when `matched`):
+    `ctypes` the acceptable types, best first."""
 
     features: dict[str, float]
     matched: bool
     must: bool
-    ctype: ConceptType | None
+    ctypes: tuple[ConceptType, ...]
     proposes: bool
 
 
@@ -92,19 +95,24 @@ def _fit(x: np.ndarray, y: Sequence[Any], weights: Sequence[float] | None = None
 def train(
     examples: Sequence[Example], features: Sequence[str], *, trained_on: str = ""
 ) -> dict[str, Any]:
-    """The three models as one JSON document (see `kg.extract.learned`)."""
+    """The models as one JSON document (see `kg.extract.learned`): accept, one per type
+    seen acceptable in training (a type never or always acceptable gets none), proposes."""
     names = list(features)
     x = np.asarray([[e.features.get(n, 0.0) for n in names] for e in examples], dtype=float)
     weights = [MUST_WEIGHT if e.must else 1.0 for e in examples]
     accept = _fit(x, [int(e.matched) for e in examples], weights)
-    typed = [i for i, e in enumerate(examples) if e.matched and e.ctype is not None]
-    ctype = _fit(x[typed], [examples[i].ctype.value for i in typed])  # type: ignore[union-attr]
+    typed = [i for i, e in enumerate(examples) if e.matched and e.ctypes]
+    types = {}
+    for ctype in ConceptType:
+        y = [int(ctype in examples[i].ctypes) for i in typed]
+        if 0 < sum(y) < len(y):
+            types[ctype.value] = export_ensemble(_fit(x[typed], y), names)
     proposes = _fit(x[typed], [int(examples[i].proposes) for i in typed])
     return {
         "format": FORMAT,
         "trained_on": trained_on,
         "accept": export_ensemble(accept, names),
-        "type": export_ensemble(ctype, names),
+        "types": types,
         "proposes": export_ensemble(proposes, names),
     }
 
