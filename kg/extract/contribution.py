@@ -12,7 +12,7 @@ the learned decisions weigh them (`kg.extract.features`).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kg.extract.candidates import Occurrence
 from kg.extract.names import looks_title_cased
@@ -46,11 +46,21 @@ _OPENERS = re.compile(
 _TITLE_SPLIT = re.compile(r"\s*(?::|\s[-–—]\s)\s*")
 _SMALL_WORDS = frozenset("a an the of for and in on via with to by from using through".split())
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+_NEAR = 160  # characters before a candidate that the anchored patterns look at
 
 NAMES = ("novel_near", "named_before", "authors_introduce_before", "colon_after_introduce",
          "list_item", "contribution_sentence", "sentence_subject", "subject_of_result",
          "title_initials", "title_stem", "title_name", "name_rank", "names_in_paper",
          "abstract_capital", "title_cased", "title_only")
+
+
+@dataclass(frozen=True, slots=True)
+class _Sentence:
+    """What the cues read once per sentence."""
+
+    authored: bool  # "we", "our", "this paper" in it
+    contribution: bool  # it speaks of contributions
+    introduce_ends: tuple[int, ...]  # where each introducing verb ends (offsets in the text)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +72,8 @@ class PaperText:
     title_words: tuple[str, ...]  # the title's words, in order
     title_head: str  # the part before a title's colon or dash ("" when none)
     name_counts: tuple[int, ...]  # counts of the paper's named groups, most frequent first
+    title_cased: bool  # a headline-style title, where every word is capitalised
+    sentences: dict[tuple[Field, int], _Sentence] = field(default_factory=dict)
 
     @classmethod
     def of(cls, texts: dict[Field, str], name_counts: list[int]) -> PaperText:
@@ -69,11 +81,17 @@ class PaperText:
         parts = _TITLE_SPLIT.split(title, maxsplit=1)
         head = parts[0] if len(parts) == 2 and len(parts[0].split()) <= 6 else ""
         return cls(texts, tuple(_WORD.findall(title)), head,
-                   tuple(sorted(name_counts, reverse=True)))
+                   tuple(sorted(name_counts, reverse=True)), looks_title_cased(title))
 
-
-def _before(text: str, sent_start: int, start: int) -> str:
-    return text[sent_start:start]
+    def sentence(self, fld: Field, start: int, end: int) -> _Sentence:
+        """The per-sentence cues of the sentence at [start, end) of a field (computed once)."""
+        found = self.sentences.get((fld, start))
+        if found is None:
+            text = self.texts.get(fld, "")[start:end]
+            found = _Sentence(bool(_AUTHORS.search(text)), bool(_CONTRIBUTION.search(text)),
+                              tuple(start + m.end() for m in _INTRODUCE.finditer(text)))
+            self.sentences[(fld, start)] = found
+        return found
 
 
 def title_initials(label: str, title_words: tuple[str, ...]) -> bool:
@@ -122,22 +140,22 @@ def contribution_features(
     for fld, occ in occurrences:
         text = paper.texts.get(fld, "")
         start, sent_start = occ.char_start, occ.sent_start
-        before = _before(text, sent_start, start)
-        sentence = text[sent_start:occ.sent_end]
-        window = " ".join(before.split()[-6:])
+        before = text[sent_start:start]
+        near = before[-_NEAR:]  # the anchored patterns need only the end of what precedes
+        sentence = paper.sentence(fld, sent_start, occ.sent_end)
+        window = " ".join(near.split()[-6:])
         f["novel_near"] = max(f["novel_near"], float(bool(_NOVEL.search(window))))
-        f["named_before"] = max(f["named_before"], float(bool(_NAMED.search(before))))
-        intro = list(_INTRODUCE.finditer(before))
-        authored = bool(_AUTHORS.search(sentence))
-        if intro and authored:
+        f["named_before"] = max(f["named_before"], float(bool(_NAMED.search(near))))
+        intro = [end for end in sentence.introduce_ends if end <= start]
+        if intro and sentence.authored:
             f["authors_introduce_before"] = 1.0
-            if ":" in before[intro[-1].end():]:
+            if ":" in text[intro[-1]:start]:
                 f["colon_after_introduce"] = 1.0
-        if _LIST_ITEM.search(before):
+        if _LIST_ITEM.search(near):
             f["list_item"] = 1.0
-        if _CONTRIBUTION.search(sentence):
+        if sentence.contribution:
             f["contribution_sentence"] = 1.0
-        if _OPENERS.match(before.strip()):
+        if len(before) <= _NEAR and _OPENERS.match(before.strip()):
             f["sentence_subject"] = 1.0
             if _RESULT.search(text[occ.char_end:occ.sent_end]):
                 f["subject_of_result"] = 1.0
@@ -154,6 +172,6 @@ def contribution_features(
                             paper.title_head.lower() == label.lower())
     f["names_in_paper"] = len(paper.name_counts)
     # In a headline-style title every word is capitalised: a capital there says nothing.
-    f["title_cased"] = float(looks_title_cased(paper.texts.get(Field.TITLE, "")))
+    f["title_cased"] = float(paper.title_cased)
     f["title_only"] = float(all(fld is Field.TITLE for fld, _ in occurrences))
     return f

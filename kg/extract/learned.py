@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +60,12 @@ class TreeEnsemble:
     def from_json(cls, data: dict[str, Any]) -> TreeEnsemble:
         """Read the dict written by `kg.train.decisions.export_ensemble`."""
         nodes = data["nodes"]
+        leaf = np.asarray(nodes["leaf"], dtype=np.bool_)
+        # A leaf points to itself, so that walking every tree a fixed number of steps leaves
+        # each sample at its leaf whatever the tree's depth.
+        own = np.arange(len(leaf), dtype=np.int64)
+        left = np.where(leaf, own, np.asarray(nodes["left"], dtype=np.int64))
+        right = np.where(leaf, own, np.asarray(nodes["right"], dtype=np.int64))
         return cls(
             features=tuple(data["features"]),
             classes=tuple(data["classes"]),
@@ -67,10 +74,10 @@ class TreeEnsemble:
             outputs=np.asarray(data["outputs"], dtype=np.int64),
             feature=np.asarray(nodes["feature"], dtype=np.int64),
             threshold=np.asarray(nodes["threshold"], dtype=np.float64),
-            left=np.asarray(nodes["left"], dtype=np.int64),
-            right=np.asarray(nodes["right"], dtype=np.int64),
+            left=left,
+            right=right,
             missing_left=np.asarray(nodes["missing_left"], dtype=np.bool_),
-            leaf=np.asarray(nodes["leaf"], dtype=np.bool_),
+            leaf=leaf,
             value=np.asarray(nodes["value"], dtype=np.float64),
             depth=int(data["depth"]),
         )
@@ -80,14 +87,13 @@ class TreeEnsemble:
         n = x.shape[0]
         node = np.broadcast_to(self.roots, (n, len(self.roots))).copy()
         rows = np.arange(n)[:, None]
+        missing = bool(np.isnan(x).any())
         for _ in range(self.depth):
-            if self.leaf[node].all():
-                break
             values = x[rows, self.feature[node]]
-            go_left = np.where(np.isnan(values), self.missing_left[node],
-                               values <= self.threshold[node])
-            step = np.where(go_left, self.left[node], self.right[node])
-            node = np.where(self.leaf[node], node, step)
+            go_left = values <= self.threshold[node]
+            if missing:
+                go_left = np.where(np.isnan(values), self.missing_left[node], go_left)
+            node = np.where(go_left, self.left[node], self.right[node])
         out = np.tile(self.baseline, (n, 1))
         leaves = self.value[node]
         for k in range(len(self.baseline)):
@@ -163,7 +169,7 @@ class DecisionModel:
             return []
         names = sorted({n for e in self.ensembles for n in e.features})
         column = {n: i for i, n in enumerate(names)}
-        x = np.asarray([[row.get(n, 0.0) for n in names] for row in rows], dtype=np.float64)
+        x = _matrix(rows, names)
         accept = self.accept.proba(_columns(x, column, self.accept.features))[:, 1]
         kept = np.flatnonzero(accept >= threshold)
         order = list(self.types)
@@ -181,6 +187,18 @@ class DecisionModel:
             Decision(float(a), order[int(t)], float(p))
             for a, t, p in zip(accept, types, proposes, strict=True)
         ]
+
+
+def _matrix(rows: Sequence[dict[str, float]], names: Sequence[str]) -> npt.NDArray[np.float64]:
+    """The rows' values of `names` (0 for a name a row lacks) as one matrix."""
+    if all(n in rows[0] for n in names):
+        try:
+            get = itemgetter(*names)
+            return np.array([get(row) for row in rows], dtype=np.float64).reshape(
+                len(rows), len(names))
+        except KeyError:
+            pass  # rows of different versions: the slow way below
+    return np.asarray([[row.get(n, 0.0) for n in names] for row in rows], dtype=np.float64)
 
 
 def _columns(x: npt.NDArray[np.float64], column: dict[str, int],
