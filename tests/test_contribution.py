@@ -41,6 +41,13 @@ def test_a_list_after_the_introducing_verb() -> None:
     assert other["authors_introduce_before"] == other["colon_after_introduce"] == 0.0
 
 
+def test_the_direct_object_of_the_introducing_verb() -> None:
+    direct = _cues("T", "We introduce a novel gizmo sampler.", "gizmo sampler")
+    assert direct["introduce_direct"] == 1.0 and direct["introduce_words_between"] == 2.0
+    purpose = _cues("T", "We introduce a method for gizmo sampling.", "gizmo sampling")
+    assert purpose["authors_introduce_before"] == 1.0 and purpose["introduce_direct"] == 0.0
+
+
 def test_novel_named_and_listed_contributions() -> None:
     assert _cues("T", "We build a novel gizmo sampler for this.", "gizmo sampler")["novel_near"]
     assert _cues("T", "We describe a method called Zorblax that works.", "Zorblax")[
@@ -78,6 +85,24 @@ def test_title_stems_and_title_names() -> None:
     assert f["title_name"] == 1.0 and f["name_rank"] == 1.0 and f["names_in_paper"] == 2.0
     dash = _cues("Zorblax - Sampling Gizmos Fast", "We present Zorblax.", "Zorblax")
     assert dash["title_name"] == 1.0
+
+
+def test_nesting_in_known_terms() -> None:
+    abstract = "We use the Earth Mover's Distance here."
+    start = abstract.index("Earth")
+    paper = PaperText.of({Field.ABSTRACT: abstract}, [],
+                         {Field.ABSTRACT: [(start, start + len("Earth Mover's Distance"))]})
+
+    def occ(label: str) -> list[tuple[Field, Occurrence]]:
+        at = abstract.index(label)
+        return [(Field.ABSTRACT, Occurrence(term=Term(0, 1, label, "span"), role=None,
+                                            introduced=False, type_cues=(), sentence=0,
+                                            sent_start=0, sent_end=len(abstract),
+                                            char_start=at, char_end=at + len(label)))]
+
+    assert paper.nesting(occ("Mover's Distance")) == (1.0, 0.0)
+    assert paper.nesting(occ("the Earth Mover's Distance")) == (0.0, 1.0)
+    assert paper.nesting(occ("Earth Mover's Distance")) == (0.0, 0.0)  # the term itself
 
 
 def test_head_words_vote_with_the_vocabularies_types() -> None:

@@ -37,6 +37,7 @@ EXTRACTOR_RULES = "rules"
 EXTRACTOR_GAZETTEER = "gazetteer"
 _EXTRACTORS = {"gazetteer": EXTRACTOR_GAZETTEER, "model": EXTRACTOR_MODEL}
 
+_KNOWN_KINDS = frozenset({"acronym", "name", "title", "gazetteer"})
 _KIND_PRIORITY = {"acronym": 0, "name": 1, "title": 1, "gazetteer": 2, "chunk": 3, "span": 4,
                   "model": 5}
 
@@ -147,9 +148,11 @@ def paper_features(
     title_words = frozenset(w for pf in fields if pf.field is Field.TITLE
                             for w in norm_key(pf.repaired.text).split())
     max_count = max((e.count for e in cands.groups.values()), default=1)
+    known = {pf.field: sorted({(o.char_start, o.char_end) for o in pf.candidates.occurrences
+                               if o.term.kind in _KNOWN_KINDS}) for pf in fields}
     paper = PaperText.of({pf.field: pf.repaired.text for pf in fields},
                          [e.count for e in cands.groups.values()
-                          if e.kinds & {"acronym", "name"}])
+                          if e.kinds & {"acronym", "name"}], known)
     return {
         key: group_features(entry, lookup, model_runs=model_runs,
                             proposal_sentences=cands.proposal_sentences,

@@ -32,6 +32,11 @@ _LIST_ITEM = re.compile(
     r"\b(?:first|second|third|fourth|firstly|secondly|thirdly|finally|lastly|"
     r"additionally|moreover)\s*,)\s*(?:(?:a|an|the|our|we|this)\s+)?(?:\w+[\s-]+){0,3}$",
     re.IGNORECASE)
+# Words that end the object of an introducing verb: a preposition, a clause, a purpose.
+_BREAK = re.compile(
+    r"\b(?:for|to|on|in|with|by|that|which|who|where|using|via|from|over|than|across|"
+    r"into|through|under|while|when|because|and then)\b|[;,]\s*(?:which|where|and)\b",
+    re.IGNORECASE)
 _CONTRIBUTION = re.compile(r"\bcontribution", re.IGNORECASE)
 _RESULT = re.compile(
     r"\b(?:outperform|surpass|achiev|attain|beat|improv|yield|exceed|reduc|obtain|deliver|"
@@ -51,7 +56,8 @@ _NEAR = 160  # characters before a candidate that the anchored patterns look at
 NAMES = ("novel_near", "named_before", "authors_introduce_before", "colon_after_introduce",
          "list_item", "contribution_sentence", "sentence_subject", "subject_of_result",
          "title_initials", "title_stem", "title_name", "name_rank", "names_in_paper",
-         "abstract_capital", "title_cased", "title_only")
+         "abstract_capital", "title_cased", "title_only", "introduce_words_between",
+         "introduce_direct")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,15 +79,31 @@ class PaperText:
     title_head: str  # the part before a title's colon or dash ("" when none)
     name_counts: tuple[int, ...]  # counts of the paper's named groups, most frequent first
     title_cased: bool  # a headline-style title, where every word is capitalised
+    # (start, end) of every name, acronym, gazetteer or title-name occurrence, per field
+    known_spans: dict[Field, list[tuple[int, int]]] = field(default_factory=dict)
     sentences: dict[tuple[Field, int], _Sentence] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, texts: dict[Field, str], name_counts: list[int]) -> PaperText:
+    def of(cls, texts: dict[Field, str], name_counts: list[int],
+           known_spans: dict[Field, list[tuple[int, int]]] | None = None) -> PaperText:
         title = texts.get(Field.TITLE, "")
         parts = _TITLE_SPLIT.split(title, maxsplit=1)
         head = parts[0] if len(parts) == 2 and len(parts[0].split()) <= 6 else ""
         return cls(texts, tuple(_WORD.findall(title)), head,
-                   tuple(sorted(name_counts, reverse=True)), looks_title_cased(title))
+                   tuple(sorted(name_counts, reverse=True)), looks_title_cased(title),
+                   known_spans or {})
+
+    def nesting(self, occurrences: list[tuple[Field, Occurrence]]) -> tuple[float, float]:
+        """(share of the occurrences strictly inside a known term's occurrence, share that
+        strictly contain one): "Mover's Distance" inside "Earth Mover's Distance"."""
+        inside = contains = 0
+        for fld, occ in occurrences:
+            a, b = occ.char_start, occ.char_end
+            spans = self.known_spans.get(fld, ())
+            inside += any(s <= a and b <= e and (s, e) != (a, b) for s, e in spans)
+            contains += any(a <= s and e <= b and (s, e) != (a, b) for s, e in spans)
+        n = max(len(occurrences), 1)
+        return inside / n, contains / n
 
     def sentence(self, fld: Field, start: int, end: int) -> _Sentence:
         """The per-sentence cues of the sentence at [start, end) of a field (computed once)."""
@@ -149,8 +171,15 @@ def contribution_features(
         intro = [end for end in sentence.introduce_ends if end <= start]
         if intro and sentence.authored:
             f["authors_introduce_before"] = 1.0
-            if ":" in text[intro[-1]:start]:
+            between = text[intro[-1]:start]
+            if ":" in between:
                 f["colon_after_introduce"] = 1.0
+            words = len(between.split())
+            f["introduce_words_between"] = (words if not f["introduce_words_between"]
+                                            else min(words, f["introduce_words_between"]))
+            # "we propose [a novel] X", not "we propose a method for X" / "… that uses X"
+            if words <= 8 and not _BREAK.search(between):
+                f["introduce_direct"] = 1.0
         if _LIST_ITEM.search(near):
             f["list_item"] = 1.0
         if sentence.contribution:

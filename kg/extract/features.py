@@ -86,7 +86,8 @@ def _names() -> dict[str, tuple[str, ...]]:
         "contribution": CONTRIBUTION_NAMES,
         "background": ("bg_phrase", "bg_last_word", "bg_rarest_word", "bg_first_word",
                        "bg_cohesion", "bg_head_cohesion", "gaz_first_word", "gaz_any_word"),
-        "boundaries": ("premodifier", "next_noun", "prev_modifier"),
+        "boundaries": ("premodifier", "next_noun", "prev_modifier", "inside_known",
+                       "contains_known"),
         "shape": ("alpha_share", "n_words", "n_chars", "inner_capital", "all_caps",
                   "initial_capital", "digit", "hyphen", "title_case", "has_long_form",
                   "has_short_form", "cited", "coordination"),
@@ -266,6 +267,8 @@ def group_features(
 
     for name in ("premodifier", "next_noun", "prev_modifier"):
         f[name] = sum(getattr(occ, name) for _, occ in occs) / len(occs)
+    if paper is not None:
+        f["inside_known"], f["contains_known"] = paper.nesting(occs)
     f["alpha_share"] = sum(c.isalpha() for c in label) / max(len(label), 1)
     f["n_words"] = len(words)
     f["n_chars"] = len(label)
