@@ -35,6 +35,7 @@ ABLATION = {
     "sources (generators, gazetteer, recogniser)": ("generators", "gazetteer", "recogniser"),
     "type cues": ("type_cues",),
     "context (role patterns, verb, we/our)": ("context",),
+    "contribution cues": ("contribution",),
     "position and background frequency": ("position", "background"),
     "boundaries and shape": ("boundaries", "shape"),
     "the rules' verdicts": ("rules",),
