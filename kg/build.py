@@ -109,7 +109,8 @@ def link_corpus(
     return Corpus(papers=papers, extractions=extractions, concepts=concepts,
                   links=result.links, relations=relations,
                   matches=match_vocabularies(concepts.values()), decisions=canon.decisions,
-                  corrections=canon.applied, warnings=canon.warnings)
+                  rejections=canon.rejections, corrections=canon.applied,
+                  warnings=canon.warnings)
 
 
 StageCallback = Callable[[str, float, str], None]

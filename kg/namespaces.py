@@ -137,6 +137,10 @@ class KG(DefinedNamespace):
     correctionValue: URIRef
     correctionPaper: URIRef
     correctionSource: URIRef
+    Rejection: URIRef
+    hygieneRule: URIRef
+    rejectedLabel: URIRef
+    rejectedIn: URIRef
 
 
 PREFIXES: dict[str, str] = {

@@ -204,6 +204,21 @@ class CanonDecision:
     correction: int = 0
 
 
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """A node the hygiene filter dropped (`kg.canon.hygiene`), recorded so that a person can
+    see it and overrule it (a correction `action: accept`).
+
+    `rule` is the hygiene rule ("quantity", "product", "fragment", "common-word"); `papers`
+    the ids of the papers that linked to it; `labels` every label it had, preferred first.
+    """
+
+    concept_key: str
+    rule: str
+    labels: tuple[str, ...]
+    papers: tuple[str, ...]
+
+
 class CorrectionAction(StrEnum):
     """What a person's correction does to the graph (`kg build --corrections`)."""
 
@@ -213,6 +228,7 @@ class CorrectionAction(StrEnum):
     RETYPE = "retype"  # the concept gets `type`
     RENAME = "rename"  # the concept's preferred label becomes `label` (its IRI stays)
     REJECT = "reject"  # the concept and its links are dropped
+    ACCEPT = "accept"  # a concept after all: the hygiene filter does not drop it
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,5 +307,6 @@ class Corpus:
     matches: list[VocabularyMatch] = field(default_factory=list)
     skipped: list[SkippedRecord] = field(default_factory=list)
     decisions: list[CanonDecision] = field(default_factory=list)
+    rejections: list[Rejection] = field(default_factory=list)
     corrections: list[Correction] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)

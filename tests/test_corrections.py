@@ -12,7 +12,7 @@ from kg.build import link_corpus
 from kg.canon.corrections import read_corrections
 from kg.errors import InputError
 from kg.query import open_source
-from kg.query.review import AMBIGUOUS, JUNK, TYPES, review_candidates
+from kg.query.review import AMBIGUOUS, JUNK, REJECTED, TYPES, review_candidates
 from kg.rdf.build import build_triples
 from kg.rdf.serialize import GraphFormat, serialize_graph
 from kg.types import (
@@ -24,6 +24,7 @@ from kg.types import (
     Field,
     Mention,
     Paper,
+    Rejection,
     Role,
     Span,
 )
@@ -204,3 +205,89 @@ corrections:
     # The split's node was merged away afterwards: its decision went with it.
     assert {"correction:retype", "correction:merge", "acronym-defined"} <= kinds
     assert "correction:split" not in kinds
+
+
+def corpus_with_junk(corrections_text: str | None, tmp_path: Path) -> Corpus:
+    """Two papers that name a speed-up ("10X"), which the hygiene filter drops."""
+    text = "LLM is 10X faster with ZZ-Net. ".ljust(200, ".")
+    papers = [Paper(f"p{i}", text, title=f"Paper {i}") for i in range(2)]
+    extractions = {p.id: Extraction(p.id, mentions=(m("LLM", 0), m("10X", 7), m("ZZ-Net", 23)))
+                   for p in papers}
+    fixes = []
+    if corrections_text is not None:
+        path = tmp_path / "corrections.yaml"
+        path.write_text(corrections_text, encoding="utf-8")
+        fixes = read_corrections(path)
+    return link_corpus(papers, extractions, fixes)
+
+
+def test_what_hygiene_drops_is_recorded_in_the_graph(tmp_path: Path) -> None:
+    corpus = corpus_with_junk(None, tmp_path)
+    assert "10x" not in corpus.concepts
+    assert corpus.rejections == [Rejection("10x", "quantity", ("10X",), ("p0", "p1"))]
+    store = ox.Store()
+    store.load(turtle(corpus).encode(), "text/turtle")
+    rows = list(store.query(
+        f"SELECT ?r ?label ?rule ?paper WHERE {{ ?r a <{KG}Rejection> ; "
+        f"<http://www.w3.org/2000/01/rdf-schema#label> ?label ; <{KG}hygieneRule> ?rule ; "
+        f"<{KG}rejectedIn> ?paper }} ORDER BY ?paper"))
+    assert [(r["r"].value, r["label"].value, r["rule"].value, r["paper"].value)
+            for r in rows] == [(R + "rejected/10x", "10X", "quantity", R + "paper/p0"),
+                               (R + "rejected/10x", "10X", "quantity", R + "paper/p1")]
+
+
+def test_review_lists_dropped_nodes_and_accept_keeps_one(tmp_path: Path) -> None:
+    from kg.query import run_named
+    from kg.query.review import write_review
+
+    graph = tmp_path / "g.ttl"
+    graph.write_bytes(serialize_graph(build_triples(corpus_with_junk(None, tmp_path)),
+                                      GraphFormat.TURTLE))
+    with open_source(graph, engine="oxigraph") as source:
+        candidates = review_candidates(source)
+        write_review(source, tmp_path / "review.yaml")
+        rows = run_named(source, "rejected-concepts", {"rule": "quantity"}).dicts()
+    assert [(r["label"].value, int(r["papers"].value)) for r in rows] == [("10X", 2)]
+    (dropped,) = [c for c in candidates if REJECTED in c.why]
+    assert (dropped.label, dropped.papers) == ("10X", 2)
+    assert "quantity" in dropped.details[0]
+    text = (tmp_path / "review.yaml").read_text(encoding="utf-8")
+    assert "accept" in text.split("corrections:")[0]  # the header says how to overrule
+    edited = text.replace("- action: keep\n  concept: 10X", "- action: accept\n  concept: 10X")
+    assert edited != text
+    corpus = corpus_with_junk(edited, tmp_path)
+    assert corpus.concepts["10x"].pref_label == "10X"
+    assert {link.paper_id for link in corpus.links if link.concept_key == "10x"} == {"p0", "p1"}
+    assert corpus.rejections == [] and corpus.warnings == []
+    (decision,) = [d for d in corpus.decisions if d.rule == "correction:accept"]
+    assert (decision.concept_key, decision.papers) == ("10x", 2)
+    assert "quantity rule overruled" in decision.note
+    again = corpus_with_junk(edited, tmp_path)
+    assert turtle(again) == turtle(corpus)
+
+
+def test_accepting_a_node_that_was_not_dropped_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    corpus = corpus_with_junk("corrections:\n- {action: accept, concept: ZZ-Net}\n", tmp_path)
+    assert corpus.warnings == [
+        "corrections.yaml, entry 1: the hygiene filter dropped no concept 'ZZ-Net' in this "
+        "graph; the accept was skipped"]
+    assert [r.concept_key for r in corpus.rejections] == ["10x"]
+    assert not corpus.corrections
+
+
+def test_rejections_and_accepts_conform_to_the_shapes(tmp_path: Path) -> None:
+    import pyshacl
+    import rdflib
+
+    from kg.rdf.ontology import shapes_path
+
+    shapes = rdflib.Graph().parse(shapes_path())
+    for text in (None, "corrections:\n- {action: accept, concept: 10X, note: a model name}\n"):
+        corpus = corpus_with_junk(text, tmp_path)
+        graph = rdflib.Graph().parse(data=serialize_graph(build_triples(corpus)).decode(),
+                                     format="turtle")
+        conforms, _, report = pyshacl.validate(graph, shacl_graph=shapes, inference="none",
+                                               advanced=True)
+        assert conforms, report
+        kinds = {str(o) for o in graph.objects(None, rdflib.RDF.type)}
+        assert (KG + "Rejection" in kinds) == (text is None)

@@ -3,7 +3,8 @@
 `kg.build.build_corpus` calls `canonical_corpus`; each step is a module of its own:
 `concepts` (keys, spelling variants, acronym senses: `senses`, `variants`; a Model named
 without its head noun joins the full name, `variants.elided_heads`), `hygiene` (nodes
-that are not concepts), `origin` (`proposes` means origin), `corrections` (the YAML file).
+that are not concepts: each one dropped is kept as a `Rejection`, written to the graph, unless a
+correction `accept`s it), `origin` (`proposes` means origin), `corrections` (the YAML file).
 """
 
 from __future__ import annotations
@@ -13,11 +14,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from kg.canon.concepts import Canonical, canonicalise_corpus
-from kg.canon.corrections import apply_corrections
+from kg.canon.corrections import RULE_PREFIX, apply_corrections, find_concept
 from kg.canon.hygiene import reject
 from kg.canon.origin import origin_roles
 from kg.canon.variants import HEAD_RULE, elided_heads
-from kg.types import CanonDecision, Correction, Extraction, Paper
+from kg.types import (
+    CanonDecision,
+    Correction,
+    CorrectionAction,
+    Extraction,
+    Paper,
+    Rejection,
+)
 
 
 @dataclass(slots=True)
@@ -26,7 +34,7 @@ class CorpusCanon:
 
     canonical: Canonical
     decisions: list[CanonDecision] = field(default_factory=list)
-    rejected: dict[str, str] = field(default_factory=dict)  # key -> hygiene rule
+    rejections: list[Rejection] = field(default_factory=list)  # what hygiene dropped
     warnings: list[str] = field(default_factory=list)
     applied: list[Correction] = field(default_factory=list)  # corrections that applied
 
@@ -48,16 +56,58 @@ def canonical_corpus(
             for key, full in sorted(shortened.items())]
         canonical.rekey(dict(shortened))
     rejected = reject(canonical.concepts, canonical.links, by_id)
+    accepted, warnings, applied = _accept(canonical, rejected, corrections)
+    rejections = _rejections(canonical, rejected)
     if rejected:
         canonical.rekey(dict.fromkeys(rejected))
     decisions = [d for d in canonical.decisions if d.concept_key in canonical.concepts]
     canonical.links, origin = origin_roles(canonical.links, canonical.concepts, by_id)
     decisions += origin
-    corrected, warnings, applied = apply_corrections(canonical, list(corrections))
+    corrected, more_warnings, more_applied = apply_corrections(canonical, list(corrections))
     decisions = _settle(decisions, canonical) + [
-        d for d in corrected if d.concept_key in canonical.concepts]
+        d for d in accepted + corrected if d.concept_key in canonical.concepts]
     canonical.decisions = decisions
-    return CorpusCanon(canonical, decisions, rejected, warnings, applied)
+    applied = sorted(applied + more_applied, key=lambda c: c.line)
+    return CorpusCanon(canonical, decisions, rejections, warnings + more_warnings, applied)
+
+
+def _accept(
+    canonical: Canonical, rejected: dict[str, str], corrections: Sequence[Correction]
+) -> tuple[list[CanonDecision], list[str], list[Correction]]:
+    """Take out of `rejected` the concepts people `accept` (decisions, warnings, the
+    corrections that applied)."""
+    decisions: list[CanonDecision] = []
+    warnings: list[str] = []
+    applied: list[Correction] = []
+    for c in corrections:
+        if c.action is not CorrectionAction.ACCEPT:
+            continue
+        key = find_concept(canonical, c.concept)
+        rule = rejected.pop(key, None) if key is not None else None
+        if key is None or rule is None:
+            warnings.append(f"{c.source}, entry {c.line}: the hygiene filter dropped no concept "
+                            f"{c.concept!r} in this graph; the accept was skipped")
+            continue
+        papers = sum(1 for link in canonical.links if link.concept_key == key)
+        note = c.note or f"accept by {c.source}, entry {c.line}: the {rule} rule overruled"
+        decisions.append(CanonDecision(key, RULE_PREFIX + c.action.value, (key,), papers,
+                                       note, c.line))
+        applied.append(c)
+    return decisions, warnings, applied
+
+
+def _rejections(canonical: Canonical, rejected: Mapping[str, str]) -> list[Rejection]:
+    """What the hygiene filter dropped, by key: rule, labels and the papers that linked it."""
+    papers: dict[str, set[str]] = {key: set() for key in rejected}
+    for link in canonical.links:
+        if link.concept_key in papers:
+            papers[link.concept_key].add(link.paper_id)
+    out = []
+    for key in sorted(rejected):
+        concept = canonical.concepts[key]
+        labels = (concept.pref_label, *sorted(set(concept.alt_labels) - {concept.pref_label}))
+        out.append(Rejection(key, rejected[key], labels, tuple(sorted(papers[key]))))
+    return out
 
 
 def _settle(decisions: list[CanonDecision], canonical: Canonical) -> list[CanonDecision]:

@@ -5,7 +5,7 @@ of ordinary labels. `kg review GRAPH` writes the same format (every entry `actio
 what the reviewer needs to decide under `seen:`, which is ignored when read back):
 
     corrections:
-    - action: merge          # keep | merge | split | retype | rename | reject
+    - action: merge          # keep | merge | split | retype | rename | reject | accept
       concept: LLM           # the concept: its key, preferred label or an alternative label
       into: large language model
     - action: split
@@ -21,10 +21,13 @@ what the reviewer needs to decide under `seen:`, which is ignored when read back
     - action: reject
       concept: 10X
       note: a speed-up, not a concept  # free text, recorded in the graph
+    - action: accept         # the hygiene filter dropped it (`kg review` lists these):
+      concept: H100          # keep it as a concept after all
 
-Entries apply in file order, after the corpus-level rules, so the result is the same on every
-rebuild. A concept an entry names that the graph no longer has is skipped with a warning (the
-corpus changed); a malformed entry is an error naming the file, the entry and the fix.
+Entries apply in file order, after the corpus-level rules (`accept` before the hygiene filter,
+which it overrules), so the result is the same on every rebuild. A concept an entry names that
+the graph no longer has is skipped with a warning (the corpus changed); a malformed entry is an
+error naming the file, the entry and the fix.
 """
 
 from __future__ import annotations
@@ -133,8 +136,8 @@ def apply_corrections(
     labels: dict[str, str] = {}
     types: dict[str, ConceptType] = {}
     for c in corrections:
-        if c.action is CorrectionAction.KEEP:
-            continue
+        if c.action in (CorrectionAction.KEEP, CorrectionAction.ACCEPT):
+            continue  # accept applies before the hygiene filter (`kg.canon.corpus`)
         key = find_concept(canonical, c.concept)
         if key is None:
             warnings.append(f"{c.source}, entry {c.line}: no concept {c.concept!r} in this "

@@ -6,7 +6,10 @@ Four kinds of candidates, read from a built graph (any source `kg.query.open_sou
 - **type disagreements**: concepts whose papers vote for more than one type (`kg:typeVote`);
 - **most proposed**: the concepts the most papers `kg:proposes` (origin claims to check);
 - **single-paper junk suspects**: concepts of one paper whose label is shaped like a fragment,
-  a code or a capitalised word (a digit, at most four characters, or one Title-case word).
+  a code or a capitalised word (a digit, at most four characters, or one Title-case word);
+- **dropped by the hygiene filter**: nodes the build did not keep as concepts (`kg:Rejection`:
+  quantities, products, fragments, common words), the most linked first; change `keep` to
+  `accept` to keep one as a concept (all of them: the `rejected-concepts` query).
 
 Each candidate is an entry `action: keep` with what was seen under `seen:` (ignored when the
 file is read back); change `action` (and add `into`, `label`, `type` or `papers`) and pass the
@@ -30,9 +33,11 @@ AMBIGUOUS = "ambiguous short form"
 TYPES = "papers disagree on its type"
 PROPOSED = "proposed by many papers"
 JUNK = "single-paper junk suspect"
+REJECTED = "dropped by the hygiene filter"
 
 MOST_PROPOSED = 30
 JUNK_LIMIT = 100
+REJECTED_LIMIT = 200
 
 _PREFIXES = """
 PREFIX kg: <https://w3id.org/paperkg/ontology#>
@@ -50,6 +55,11 @@ SELECT ?c ?note WHERE { ?d kg:decidedConcept ?c ; kg:rule "acronym-apart" ; rdfs
 _VOTES = _PREFIXES + "SELECT ?c ?v WHERE { ?c kg:typeVote ?v }"
 _PROPOSED = _PREFIXES + """
 SELECT ?c (COUNT(DISTINCT ?p) AS ?n) WHERE { ?p kg:proposes ?c } GROUP BY ?c"""
+_REJECTED = _PREFIXES + """
+SELECT ?r ?label ?rule ?why (COUNT(DISTINCT ?p) AS ?n) WHERE {
+  ?r a kg:Rejection ; rdfs:label ?label ; kg:hygieneRule ?rule ; kg:rejectedIn ?p .
+  OPTIONAL { ?r rdfs:comment ?why }
+} GROUP BY ?r ?label ?rule ?why"""
 _SUSPECT = re.compile(r"\d|^.{1,4}$|^[A-Z][a-z]+(-[A-Z][a-z]+)*$")
 
 HEADER = """\
@@ -62,6 +72,7 @@ HEADER = """\
 #   retype  type: Model|Method|Task|Dataset|Metric|Concept
 #   rename  label: X                 new preferred label (the IRI stays)
 #   reject                           not a concept: drop it and its links
+#   accept                           (a node the hygiene filter dropped) a concept after all
 # `note:` is free text recorded in the graph; `seen:` is what the reviewer saw (ignored).
 """
 
@@ -126,8 +137,20 @@ def review_candidates(source: Source) -> list[Candidate]:
     for candidate in suspects[:JUNK_LIMIT]:
         pick(candidate.iri, JUNK, "")
     order = {AMBIGUOUS: 0, TYPES: 1, PROPOSED: 2, JUNK: 3}
-    return sorted(chosen.values(), key=lambda c: (order[c.why[0]], -c.papers,
-                                                   c.label.casefold(), c.iri))
+    ranked = sorted(chosen.values(), key=lambda c: (order[c.why[0]], -c.papers,
+                                                     c.label.casefold(), c.iri))
+    return ranked + rejected_candidates(source)[:REJECTED_LIMIT]
+
+
+def rejected_candidates(source: Source) -> list[Candidate]:
+    """The nodes the hygiene filter dropped, most linked first (`kg:Rejection`)."""
+    found = []
+    for row in source.select(_REJECTED):
+        why = row.get("why")
+        detail = f"rule: {row['rule'].value}" + (f" ({why.value})" if why is not None else "")
+        found.append(Candidate(row["r"].value, row["label"].value, "none (dropped)",
+                               int(row["n"].value), [REJECTED], [detail]))
+    return sorted(found, key=lambda c: (-c.papers, c.label.casefold(), c.iri))
 
 
 def corrections_yaml(candidates: list[Candidate]) -> str:

@@ -6,7 +6,10 @@ decided, the rule, the variants it concerns, how many papers' links it changed a
 papers disagree on its type lists every `kg:typeVote` ("Method: 12"). Each correction that
 applied becomes `{base}correction/{file}-{entry}` (`kg:Correction`, a `prov:Activity`) with
 what the person wrote; the decisions it made are `prov:wasGeneratedBy` it and the concept it
-changed `prov:wasInfluencedBy` it.
+changed `prov:wasInfluencedBy` it. Each node the hygiene filter dropped becomes
+`{base}rejected/{key slug}` (`kg:Rejection`): its labels, the rule, the papers that linked to it,
+so that a person can find it (`kg review`, the `rejected-concepts` query) and overrule it with a
+correction `action: accept`.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from kg.normalize import slug
 from kg.rdf import terms as t
 from kg.rdf.canonical import TripleBuffer
 from kg.rdf.iris import Iris
-from kg.types import Corpus, Correction
+from kg.types import Corpus, Correction, Rejection
 
 
 def _kg(term: object) -> NamedNode:
@@ -39,6 +42,10 @@ KG_CORRECTION_TARGET = _kg(KG.correctionTarget)
 KG_CORRECTION_VALUE = _kg(KG.correctionValue)
 KG_CORRECTION_PAPER = _kg(KG.correctionPaper)
 KG_CORRECTION_SOURCE = _kg(KG.correctionSource)
+KG_REJECTION = _kg(KG.Rejection)
+KG_HYGIENE_RULE = _kg(KG.hygieneRule)
+KG_REJECTED_LABEL = _kg(KG.rejectedLabel)
+KG_REJECTED_IN = _kg(KG.rejectedIn)
 PROV_ACTIVITY = NamedNode(PROV_IRI + "Activity")
 PROV_WAS_GENERATED_BY = NamedNode(PROV_IRI + "wasGeneratedBy")
 PROV_WAS_INFLUENCED_BY = NamedNode(PROV_IRI + "wasInfluencedBy")
@@ -46,8 +53,17 @@ PROV_WAS_INFLUENCED_BY = NamedNode(PROV_IRI + "wasInfluencedBy")
 TERMS = (
     KG_CANON_DECISION, KG_DECIDED_CONCEPT, KG_RULE, KG_VARIANT, KG_PAPERS_AFFECTED,
     KG_TYPE_VOTE, KG_CORRECTION, KG_CORRECTION_ACTION, KG_CORRECTION_TARGET,
-    KG_CORRECTION_VALUE, KG_CORRECTION_PAPER, KG_CORRECTION_SOURCE,
+    KG_CORRECTION_VALUE, KG_CORRECTION_PAPER, KG_CORRECTION_SOURCE, KG_REJECTION,
+    KG_HYGIENE_RULE, KG_REJECTED_LABEL, KG_REJECTED_IN,
 )  # fmt: skip
+# What each hygiene rule means (kg.canon.hygiene), written with each rejection.
+HYGIENE_NOTES = {
+    "quantity": "a number with a unit or multiplier, not a concept",
+    "product": "a company, device or product name that no title is about",
+    "fragment": "every mention is part of a longer word or of another concept's mention",
+    "common-word": "an ordinary word, capitalised only where it stands (title, sentence start), "
+                   "that more abstracts use as plain text than link to it",
+}
 
 
 def correction_iri(iris: Iris, correction: Correction) -> str:
@@ -84,6 +100,11 @@ def add_decision_triples(
             add(concept, PROV_WAS_INFLUENCED_BY, *t.iri_term(activity))
     for correction in corpus.corrections:
         _correction(out, iris, correction)
+    rejected_iri = iris.concepts(r.concept_key for r in corpus.rejections)
+    for rejection in corpus.rejections:
+        iri = rejected_iri[rejection.concept_key].replace(
+            f"{iris.base}concept/", f"{iris.base}rejected/", 1)
+        _rejection(out, iris, iri, rejection)
     for key, item in corpus.concepts.items():
         if item.type_disputed and key in concept_iri:
             for ctype, votes in item.type_votes:
@@ -106,3 +127,17 @@ def _correction(out: TripleBuffer, iris: Iris, correction: Correction) -> None:
     add(node, KG_CORRECTION_SOURCE, *t.str_term(f"{correction.source}, entry {correction.line}"))
     if correction.note:
         add(node, t.RDFS_COMMENT, *t.str_term(correction.note))
+
+
+def _rejection(out: TripleBuffer, iris: Iris, node: str, rejection: Rejection) -> None:
+    add = out.add
+    add(node, t.RDF_TYPE, *t.iri_term(KG_REJECTION.value))
+    add(node, t.RDFS_LABEL, *t.str_term(rejection.labels[0]))
+    for label in rejection.labels[1:]:
+        add(node, KG_REJECTED_LABEL, *t.str_term(label))
+    add(node, KG_HYGIENE_RULE, *t.str_term(rejection.rule))
+    for paper in rejection.papers:
+        add(node, KG_REJECTED_IN, *t.iri_term(iris.paper(paper)))
+    note = HYGIENE_NOTES.get(rejection.rule)
+    if note:
+        add(node, t.RDFS_COMMENT, *t.str_term(note))
