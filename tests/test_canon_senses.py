@@ -136,25 +136,60 @@ def _paper(pid: str, title: str, abstract: str) -> Paper:
     return Paper(pid, abstract, title=title)
 
 
+def _proposing(papers: dict[str, Paper], name: str) -> dict[str, Extraction]:
+    """Each paper proposes `name` where its abstract has it (else in its title)."""
+    out = {}
+    for pid, paper in papers.items():
+        part = Field.ABSTRACT if name.lower() in paper.abstract.lower() else Field.TITLE
+        text = paper.text(part)
+        start = text.lower().index(name.lower())
+        out[pid] = Extraction(pid, mentions=(m(name, start, role=Role.PROPOSES, part=part,
+                                               sentence=(0, len(text)),
+                                               text=text[start:start + len(name)]),))
+    return out
+
+
 def test_proposes_is_kept_only_by_papers_that_introduce_a_crowded_concept():
-    text = "We propose chain-of-thought prompting for math."
+    text = "Here we propose ThinkNet prompting for math."
     papers = {f"u{i}": _paper(f"u{i}", "Reasoning", text) for i in range(MAX_ORIGINS + 1)}
-    papers["t"] = _paper("t", "Chain-of-Thought: Reasoning in LLMs", text)
-    named = "We introduce a method called chain-of-thought that reasons."
-    papers["n"] = _paper("n", "Reasoning", named)
-    start = named.index("chain")
-    extractions = {
-        pid: Extraction(pid, mentions=(m("chain-of-thought", start if pid == "n" else 13,
-                                         role=Role.PROPOSES, sentence=(0, 58)),))
-        for pid in papers
-    }
-    result = run_corpus(papers, extractions)
+    papers["t"] = _paper("t", "ThinkNet: Reasoning in LLMs", text)
+    papers["n"] = _paper("n", "Reasoning", "We introduce a method called ThinkNet that reasons.")
+    papers = {pid: replace(p, year=2020) for pid, p in papers.items()}
+    papers["late"] = _paper("late", "ThinkNet: A Survey", text)
+    papers["late"] = replace(papers["late"], year=2024)  # the corpus used it four years before
+    result = run_corpus(papers, _proposing(papers, "ThinkNet"))
     roles = {link.paper_id: link.role for link in result.links}
     assert roles == {"u0": Role.USES, "u1": Role.USES, "u2": Role.USES,
-                     "t": Role.PROPOSES, "n": Role.PROPOSES}
+                     "t": Role.PROPOSES, "n": Role.PROPOSES, "late": Role.USES}
     (decision,) = [d for d in result.decisions if d.rule == "origin"]
     assert decision.variants == (f"n ({NAMING_CUE})", f"t ({TITLE_NAME})")
-    assert decision.papers == 3
+    assert decision.papers == 4
+
+
+def test_a_common_noun_is_proposed_only_where_a_paper_names_it():
+    """'chain-of-thought', written in lower case by its papers, is nobody's name: a title
+    about it or 'a novel chain-of-thought' does not introduce it; 'called Chain-of-Thought'
+    does."""
+    text = "Here we propose chain-of-thought prompting for math."
+    papers = {f"u{i}": _paper(f"u{i}", "Reasoning", text) for i in range(MAX_ORIGINS)}
+    papers["t"] = _paper("t", "Chain-of-Thought: Reasoning in LLMs", "We reason step by step.")
+    papers["v"] = _paper("v", "Reasoning", "Here we propose a novel chain-of-thought for math.")
+    papers["n"] = _paper("n", "Reasoning", "We introduce a method called Chain-of-Thought.")
+    papers["lower"] = _paper("lower", "Reasoning", "We study the task named chain-of-thought.")
+    result = run_corpus(papers, _proposing(papers, "chain-of-thought"))
+    roles = {link.paper_id: link.role for link in result.links}
+    assert roles == {"u0": Role.USES, "u1": Role.USES, "t": Role.USES, "v": Role.USES,
+                     "n": Role.PROPOSES, "lower": Role.USES}
+    (decision,) = [d for d in result.decisions if d.rule == "origin"]
+    assert decision.variants == (f"n ({NAMING_CUE})",)
+    assert "ordinary noun phrase" in decision.note
+
+
+def test_two_papers_proposing_a_description_keep_it_only_by_naming_it():
+    text = "Here we propose a training-free framework for editing."
+    papers = {pid: _paper(pid, "Editing", text) for pid in ("a", "b")}
+    result = run_corpus(papers, _proposing(papers, "training-free framework"))
+    assert {link.role for link in result.links} == {Role.USES}
 
 
 def test_a_widely_used_concept_keeps_proposes_only_where_introduced():
@@ -232,7 +267,7 @@ def test_a_model_named_without_its_head_noun_joins_the_full_name():
     assert "Diffusion" in result.concepts["diffusion model"].alt_labels
 
 
-def test_a_paper_offering_a_novel_one_of_a_common_concept_keeps_proposes():
+def test_a_paper_offering_a_novel_one_of_a_concept_introduces_one():
     text = "To this end, we propose two novel loss functions for the unlabelled data."
     paper = _paper("p", "Semi-supervised segmentation", text)
     start = text.index("loss functions")

@@ -17,16 +17,27 @@ A paper introduces a concept when (rule names as recorded in the graph):
 (`scripts/origin_threshold.py`), 98.1% of the names papers put before a colon in their title
 are introduced by one paper and 99.7% by at most two (a re-used name, or a paper and its
 extended version); more than two papers introducing one name is the 0.3% tail.
+
+A concept its papers write as an ordinary noun phrase (`common_noun`: most of its mentions
+inside an abstract's sentences are all lower case — "fine-tuning", "training-free framework",
+"citation") is not a name anyone introduced: once a second paper links to it, a paper keeps
+`proposes` only where a sentence names it (`naming-cue`) and writes it as a name (not all lower
+case: "named entity extraction" is no naming); a title about it ("Citation: ...") or "a novel
+training-free framework" offers a new one of a kind, not the kind itself.
+
+An origin comes first: of a concept more than `MAX_ORIGINS` papers link to, a paper published
+after the first year in which a paper of the corpus links to it is not its origin (a 2024
+"ChatGPT: ..." title is about ChatGPT; the corpus used it in 2023).
 """
 
 from __future__ import annotations
 
 import re
-from collections import Counter
-from collections.abc import Mapping
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
-from kg.types import CanonDecision, Concept, Field, Link, Paper, Role
+from kg.types import CanonDecision, Concept, Field, Link, Mention, Paper, Role
 
 MAX_ORIGINS = 2
 RULE = "origin"
@@ -63,31 +74,88 @@ def introduction(paper: Paper, link: Link, concept: Concept) -> str | None:
     return None
 
 
+def common_noun(mentions: Iterable[Mention]) -> bool:
+    """Whether the mentions write the concept as an ordinary noun phrase: more of those inside
+    an abstract's sentences (where case is the writer's choice, not the title's or the
+    sentence's) are all lower case than not.
+
+    >>> from kg.types import ConceptType, Role, Span
+    >>> def at(text, start):
+    ...     return Mention(text, text, Span(Field.ABSTRACT, start, start + len(text)),
+    ...                    Span(Field.ABSTRACT, 0, 99), ConceptType.METHOD, Role.USES, "rules")
+    >>> common_noun([at("training-free framework", 9), at("Training-free framework", 0)])
+    True
+    >>> common_noun([at("FooNet", 9), at("foonet", 20)]), common_noun([at("fine-tuning", 0)])
+    (False, False)
+    """
+    lower = other = 0
+    for mention in mentions:
+        if mention.span.field is not Field.ABSTRACT or mention.span.start == mention.sentence.start:
+            continue
+        text = mention.text
+        if text == text.lower() and any(ch.isalpha() for ch in text):
+            lower += 1
+        else:
+            other += 1
+    return lower > other
+
+
 def origin_roles(
     links: list[Link], concepts: Mapping[str, Concept], papers: Mapping[str, Paper]
 ) -> tuple[list[Link], list[CanonDecision]]:
-    """Links with `proposes` kept only by introducing papers of over-proposed concepts, and
-    one decision per concept whose proposers were cut."""
+    """Links with `proposes` kept only by the papers that introduce a concept others link to
+    too (see the module docstring), and one decision per concept whose proposers were cut."""
     proposers = Counter(link.concept_key for link in links if link.role is Role.PROPOSES)
     linked = Counter(link.concept_key for link in links)
+    mentions: dict[str, list[Mention]] = defaultdict(list)
+    for link in links:
+        if proposers[link.concept_key] and linked[link.concept_key] > 1:
+            mentions[link.concept_key].extend(link.mentions)
+    common = {key for key, found in mentions.items() if common_noun(found)}
     crowded = {key for key in proposers if linked[key] > MAX_ORIGINS}
-    kept: dict[str, list[str]] = {key: [] for key in crowded}
+    first_year: dict[str, int] = {}
+    for link in links:
+        year = papers[link.paper_id].year
+        if link.concept_key in crowded and year is not None:
+            first_year[link.concept_key] = min(year, first_year.get(link.concept_key, year))
+    checked = crowded | common
+    kept: dict[str, list[str]] = {key: [] for key in checked}
     out: list[Link] = []
     for link in links:
-        if link.concept_key in crowded and link.role is Role.PROPOSES:
-            rule = introduction(papers[link.paper_id], link, concepts[link.concept_key])
+        key = link.concept_key
+        if key in checked and link.role is Role.PROPOSES:
+            paper = papers[link.paper_id]
+            rule = introduction(paper, link, concepts[key])
+            if key in common and not (rule == NAMING_CUE and _written_as_name(link)):
+                rule = None
+            if rule is not None and (paper.year or 0) > first_year.get(key, paper.year or 0):
+                rule = None  # the corpus used it before this paper
             if rule is None:
                 link = replace(link, role=Role.USES)
             else:
-                kept[link.concept_key].append(f"{link.paper_id} ({rule})")
+                kept[key].append(f"{link.paper_id} ({rule})")
         out.append(link)
     decisions = [
-        CanonDecision(
-            key, RULE, tuple(sorted(kept[key])), proposers[key] - len(kept[key]),
-            f"{linked[key]} papers link to it, more than the {MAX_ORIGINS} that can introduce "
-            f"one name, and {proposers[key]} propose it; {len(kept[key])} introduce it and "
-            "keep the role, the others use it",
-        )
-        for key in sorted(crowded)
+        CanonDecision(key, RULE, tuple(sorted(kept[key])), proposers[key] - len(kept[key]),
+                      _note(linked[key], proposers[key], len(kept[key]), key in common))
+        for key in sorted(checked) if proposers[key] > len(kept[key])
     ]
     return out, decisions
+
+
+def _written_as_name(link: Link) -> bool:
+    """The paper writes the concept with a capital somewhere in its text (not only where a
+    title or a sentence start capitalises it)."""
+    return any(m.span.field is Field.ABSTRACT and m.span.start != m.sentence.start
+               and m.text != m.text.lower() for m in link.mentions)
+
+
+def _note(linked: int, proposers: int, kept: int, common: bool) -> str:
+    if common:
+        why = (f"{linked} papers link to it and write it as an ordinary noun phrase; "
+               f"{proposers} propose it; {kept} name it (called X, X, a new ...)")
+    else:
+        why = (f"{linked} papers link to it, more than the {MAX_ORIGINS} that can introduce "
+               f"one name, and {proposers} propose it; {kept} introduce it (none later than "
+               "the first year it is used)")
+    return why + " and keep the role, the others use it"
