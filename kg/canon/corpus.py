@@ -2,7 +2,7 @@
 
 `kg.build.build_corpus` calls `canonical_corpus`; each step is a module of its own:
 `concepts` (keys, spelling variants, acronym senses: `senses`, `variants`; a Model named
-without its head noun joins the full name, `variants.elided_heads`), `hygiene` (nodes
+with and without its head noun is one node, `variants.elided_heads`), `hygiene` (nodes
 that are not concepts: each one dropped is kept as a `Rejection`, written to the graph, unless a
 correction `accept`s it), `origin` (`proposes` means origin), `corrections` (the YAML file).
 """
@@ -52,7 +52,7 @@ def canonical_corpus(
     if shortened:
         canonical.decisions += [
             CanonDecision(full, HEAD_RULE, (canonical.concepts[key].pref_label,), counts[key],
-                          "the same model named without its head noun")
+                          "the same model named with and without its head noun")
             for key, full in sorted(shortened.items())]
         canonical.rekey(dict(shortened))
     rejected = reject(canonical.concepts, canonical.links, by_id)

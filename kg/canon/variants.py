@@ -48,14 +48,16 @@ def variant_map(papers_per_key: Mapping[str, int]) -> dict[str, str]:
 
 
 def elided_heads(concepts: Mapping[str, Concept], papers: Mapping[str, int]) -> dict[str, str]:
-    """Key -> the key it shortens, for a Model named without its head noun ("diffusion" for
-    "diffusion model", "Mamba" for "Mamba model"): both nodes typed Model by their papers, and
-    the full name used in more papers. A "language" typed Concept stays apart from
-    "language model".
+    """Key -> the key it joins, for a Model named with and without its head noun ("diffusion"
+    and "diffusion model", "Transformer" and "transformer model"): both nodes typed Model by
+    their papers; the name fewer papers use joins the other (on a tie, the full name). A
+    "language" typed Concept stays apart from "language model".
 
-    >>> c = {k: Concept(k, k, ConceptType.MODEL) for k in ["diffusion", "diffusion model"]}
-    >>> elided_heads(c, {"diffusion": 12, "diffusion model": 124})
-    {'diffusion': 'diffusion model'}
+    >>> c = {k: Concept(k, k, ConceptType.MODEL) for k in ["diffusion", "diffusion model",
+    ...                                                    "transformer", "transformer model"]}
+    >>> elided_heads(c, {"diffusion": 12, "diffusion model": 124, "transformer": 69,
+    ...                  "transformer model": 5})
+    {'diffusion': 'diffusion model', 'transformer model': 'transformer'}
     """
     out: dict[str, str] = {}
     for key, concept in concepts.items():
@@ -63,7 +65,10 @@ def elided_heads(concepts: Mapping[str, Concept], papers: Mapping[str, int]) -> 
             continue
         for head in _HEADS:
             full = concepts.get(f"{key} {head}")
-            if full is not None and full.ctype is ConceptType.MODEL and papers.get(
-                    full.key, 0) > papers.get(key, 0):
+            if full is None or full.ctype is not ConceptType.MODEL:
+                continue
+            if papers.get(full.key, 0) >= papers.get(key, 0):
                 out[key] = full.key
+            else:
+                out[full.key] = key
     return out
