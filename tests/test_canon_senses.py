@@ -192,6 +192,16 @@ def test_two_papers_proposing_a_description_keep_it_only_by_naming_it():
     assert {link.role for link in result.links} == {Role.USES}
 
 
+def test_a_phrase_two_papers_link_to_is_kept_by_the_one_introducing_it():
+    papers = {"a": _paper("a", "Backbones", "Here we propose a Dilated Convolution backbone."),
+              "b": _paper("b", "Dilated Convolution: A New Operator", "We study it.")}
+    result = run_corpus(papers, _proposing(papers, "Dilated Convolution"))
+    assert {link.paper_id: link.role for link in result.links} == {
+        "a": Role.USES, "b": Role.PROPOSES}
+    (decision,) = [d for d in result.decisions if d.rule == "origin"]
+    assert decision.variants == (f"b ({TITLE_NAME})",) and "not a coined name" in decision.note
+
+
 def test_a_widely_used_concept_keeps_proposes_only_where_introduced():
     text = "We propose chain-of-thought prompting for math."
     papers = {"p": _paper("p", "Reasoning", text)}
@@ -279,3 +289,13 @@ def test_a_paper_offering_a_novel_one_of_a_concept_introduces_one():
     link_q = Link("q", "loss function", Role.PROPOSES, (m("loss functions", 25, role=Role.PROPOSES,
                                                           sentence=(0, 47)),))
     assert introduction(plain, link_q, concept) is None
+
+
+def test_a_label_cut_across_punctuation_is_a_fragment():
+    text = "We present a plug-and-play framework and two metrics——Consistency Score and more."
+    paper = _paper("p", "A Plug-and-Play Framework", text)
+    x = Extraction("p", mentions=(m("-play framework", text.index("-play")),
+                                  m("metrics——Consistency Score", text.index("metrics")),
+                                  m("Kullback–Leibler divergence", 0)))
+    assert reject(run(x).concepts, run(x).links, {"p": paper}) == {
+        "play framework": FRAGMENT, "metrics consistency score": FRAGMENT}

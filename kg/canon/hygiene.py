@@ -9,7 +9,9 @@ Rules (their names are recorded with each rejection):
 - `fragment`: every mention in every paper is part of a longer word or of another concept's
   mention, and the label is an ordinary word ("Multi" of "Multi-bit", "cross" of
   "cross-modal") or a code of at most three characters with a digit ("L1" of "smooth L1
-  loss"); names such as "LSTM" in "LSTM-based" stay; unless in a title.
+  loss"); names such as "LSTM" in "LSTM-based" stay; unless in a title. Also a label cut
+  across punctuation: it starts or ends with a hyphen or dash ("-play framework" of
+  "plug-and-play framework") or holds an em dash ("metrics——Consistency Score").
 - `common-word`: one (maybe hyphenated) word, every mention capitalised only by its position
   (a title, or a sentence's first word), no title has it standing alone ("Zero-Shot vs.
   Translation-Based ...", "X: ..." are about it; "Fine-Grained Image ..." modifies), and the same
@@ -46,6 +48,8 @@ PRODUCT_WORDS = frozenset(
     tpuv4""".split()
 )
 _WORD = re.compile(r"[a-z0-9]+")
+# A span cut across punctuation: a leading or trailing hyphen or dash, or an em dash inside.
+_CUT = re.compile(r"^\s*[-‐‑‒–—]|[-‐‑‒–—]\s*$|—")
 # A title word that modifies nothing: the title ends, or a colon, "?" or "vs." follows.
 _STANDS_ALONE = re.compile(r"^\s*($|[:?]|vs\.?\s|versus\s)", re.I)
 
@@ -67,6 +71,8 @@ def reject(
         in_title = any(m.span.field is Field.TITLE for _, m in found)
         if _QUANTITY.match(concept.pref_label.strip()):
             out[key] = QUANTITY
+        elif _CUT.search(concept.pref_label):
+            out[key] = FRAGMENT
         elif not in_title and _is_product(concept.pref_label):
             out[key] = PRODUCT
         elif not in_title and found and _fragment_shaped(concept.pref_label) and all(

@@ -18,6 +18,11 @@ A paper introduces a concept when (rule names as recorded in the graph):
 are introduced by one paper and 99.7% by at most two (a re-used name, or a paper and its
 extended version); more than two papers introducing one name is the 0.3% tail.
 
+Two papers can introduce one name (`MAX_ORIGINS`), so a concept two papers link to keeps every
+proposer when it is shaped like a coined name (`name_shaped`: "FooNet", "FLAIR", "YOLOv8");
+a phrase ("Dilated Convolution", "Cross-attention module") another paper also links to is kept
+only by a paper that introduces it.
+
 A concept its papers write as an ordinary noun phrase (`common_noun`: most of its mentions
 inside an abstract's sentences are all lower case — "fine-tuning", "training-free framework",
 "citation") is not a name anyone introduced: once a second paper links to it, a paper keeps
@@ -118,7 +123,11 @@ def origin_roles(
         year = papers[link.paper_id].year
         if link.concept_key in crowded and year is not None:
             first_year[link.concept_key] = min(year, first_year.get(link.concept_key, year))
-    checked = crowded | common
+    # Two papers may both introduce a name ("FooNet"), not a phrase ("Dilated Convolution"):
+    # a shared concept not shaped like a name needs an introduction too.
+    shared = {key for key in proposers if linked[key] > 1
+              and not name_shaped(concepts[key].pref_label)}
+    checked = crowded | common | shared
     kept: dict[str, list[str]] = {key: [] for key in checked}
     out: list[Link] = []
     for link in links:
@@ -143,6 +152,23 @@ def origin_roles(
     return out, decisions
 
 
+_CAMEL = re.compile(r"[a-z][A-Z]|[A-Za-z][0-9]")
+
+
+def name_shaped(label: str) -> bool:
+    """Written as a coined name: a word in capitals ("FLAIR", "SGD"), with a capital inside
+    ("GenRES", "FooNet", "3DzAL") or a digit after a letter ("YOLOv8", "C3D").
+
+    >>> [name_shaped(x) for x in ["FooNet", "FLAIR", "YOLOv8", "Dilated Convolution", "3D loss"]]
+    [True, True, True, False, False]
+    """
+    for word in re.split(r"[\s\-/]+", label):
+        letters = [ch for ch in word if ch.isalpha()]
+        if (len(letters) > 1 and all(ch.isupper() for ch in letters)) or _CAMEL.search(word):
+            return True
+    return False
+
+
 def _written_as_name(link: Link) -> bool:
     """The paper writes the concept with a capital somewhere in its text (not only where a
     title or a sentence start capitalises it)."""
@@ -154,8 +180,11 @@ def _note(linked: int, proposers: int, kept: int, common: bool) -> str:
     if common:
         why = (f"{linked} papers link to it and write it as an ordinary noun phrase; "
                f"{proposers} propose it; {kept} name it (called X, X, a new ...)")
-    else:
+    elif linked > MAX_ORIGINS:
         why = (f"{linked} papers link to it, more than the {MAX_ORIGINS} that can introduce "
                f"one name, and {proposers} propose it; {kept} introduce it (none later than "
                "the first year it is used)")
+    else:
+        why = (f"{linked} papers link to it and it is a phrase, not a coined name; "
+               f"{proposers} propose it; {kept} introduce it")
     return why + " and keep the role, the others use it"
