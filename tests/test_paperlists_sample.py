@@ -275,3 +275,34 @@ def test_the_fixture_is_real_paperlists_records() -> None:
     records = json.loads(gzip.decompress(FIXTURE.read_bytes()))
     assert 300 <= len(records) <= 400
     assert {r["venue"] for r in records} == {"NAACL", "WACV"}
+
+
+_USED_AND_EVALUATED = """
+PREFIX kg: <https://w3id.org/paperkg/ontology#>
+ASK { ?paper kg:proposes|kg:uses ?m ; kg:evaluatesOn ?dataset . ?dataset a kg:Dataset }"""
+_ON_TASK_AND_PROPOSED = """
+PREFIX kg: <https://w3id.org/paperkg/ontology#>
+ASK { ?paper kg:addresses|kg:evaluatesOn ?t ; kg:proposes ?method }"""
+
+
+def test_relation_lists_fall_back_on_what_the_papers_do(graph: Path) -> None:
+    """A concept no sentence ties to a dataset (or a task no sentence names a method for) still
+    gets the datasets its papers are evaluated on (the methods papers on it propose), each
+    row backed by a paper that does so."""
+    with open_source(graph, engine="oxigraph") as source:
+        datasets = run_named(source, "evaluated-on-datasets",
+                             {"method": "diffusion model"}).dicts()
+        methods = run_named(source, "methods-for-task", {"task": "question answering"}).dicts()
+        model = source.select('SELECT ?m WHERE { ?m <http://www.w3.org/2004/02/skos/core#'
+                              'prefLabel> "diffusion model" }')[0]["m"]
+        task = source.select('SELECT ?t WHERE { ?t <http://www.w3.org/2004/02/skos/core#'
+                             'prefLabel> "question answering" }')[0]["t"]
+        by_papers = [r for r in datasets if r["basis"].value == "papers using it"]
+        proposed = [r for r in methods if r["basis"].value == "papers on the task"]
+        assert by_papers and proposed
+        for row in by_papers:
+            assert source.query(_USED_AND_EVALUATED, {"m": model,
+                                                      "dataset": row["dataset"]}).boolean
+        for row in proposed:
+            assert source.query(_ON_TASK_AND_PROPOSED, {"t": task,
+                                                        "method": row["method"]}).boolean
