@@ -3,7 +3,9 @@
 `norm_key` is the matching key of a label: two labels with the same key name the same concept
 (up to acronym handling, which is canonicalisation's job). It folds case, diacritics,
 hyphen/space/underscore variants and a simple English plural on the last word, as the gold
-guidelines describe.
+guidelines describe. Only a word written as a plural is folded: a capital "S" is a letter of the
+name ("GenRES"), and a CamelCase name is judged by its last part ("DecoderLens" keeps its lens,
+"ResNets" is a plural).
 
 >>> norm_key("Large Language Models")
 'large language model'
@@ -19,6 +21,8 @@ True
 'analysis'
 >>> norm_key("MTHS"), norm_key("extensible stylesheet language (XSLT)")
 ('mths', 'extensible stylesheet language xslt')
+>>> norm_key("GenRES"), norm_key("DecoderLens"), norm_key("ResNets"), norm_key("CNNs")
+('genres', 'decoderlens', 'resnet', 'cnn')
 """
 
 from __future__ import annotations
@@ -97,9 +101,32 @@ def norm_key(label: str) -> str:
         return ""
     head, _, last = text.rpartition(" ")
     original_last = label.strip().rsplit(maxsplit=1)[-1] if label.strip() else ""
-    if not (len(original_last) > 1 and original_last.isupper()):
-        last = singularize(last)  # "MTHS" is an acronym, not a plural
+    if written_plural(original_last):
+        last = singularize(last)
     return f"{head} {last}" if head else last
+
+
+_TRAILING = ").,;:!?\"'’]}"
+
+
+def written_plural(word: str) -> bool:
+    """Whether `word`, as written, may end in a plural "s" (`singularize` then decides how).
+
+    Not when the "s" is a capital ("MTHS", "GenRES": letters of a name), nor when the last
+    part of a CamelCase name is itself not a plural ("DecoderLens", "WinoBias", "MovieLens");
+    a lower-case "s" after capitals is ("LLMs", "ResNets").
+
+    >>> [written_plural(w) for w in ["models", "LLMs", "ResNets", "GenRES", "DecoderLens", "MTHS"]]
+    [True, True, True, False, False, False]
+    """
+    word = word.rstrip(_TRAILING)
+    if not word.endswith("s"):
+        return False
+    capitals = [i for i, ch in enumerate(word) if i > 0 and ch.isupper()]
+    if capitals:
+        part = word[capitals[-1]:].lower()
+        return part not in _NOT_PLURAL and not part.endswith(("ss", "us", "is"))
+    return True
 
 
 def slug(key: str) -> str:

@@ -1,0 +1,31 @@
+"""`kg.normalize.norm_key` folds plurals only where a word is written as one (invented names)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.normalize import norm_key
+
+
+@pytest.mark.parametrize(
+    ("label", "key"),
+    [
+        ("ZorbRES", "zorbres"),  # a capital S is a letter of the name
+        ("QuixLens", "quixlens"),  # CamelCase: its last part "Lens" is not a plural
+        ("the QuixLens tool", "the quixlens tool"),
+        ("PlinkBias", "plinkbias"),
+        ("GrumpClass", "grumpclass"),
+        ("FlumNets", "flumnet"),  # ... but "Nets" is
+        ("FLUMs", "flum"),  # a lower-case s after capitals: a plural acronym
+        ("Flum Networks", "flum network"),
+        ("QUIXLENS", "quixlens"),  # all capitals: an acronym, never a plural
+        ("blorps (FLUMs)", "blorps flum"),  # the written last word, punctuation aside
+    ],
+)
+def test_plural_folding_follows_how_the_word_is_written(label: str, key: str) -> None:
+    assert norm_key(label) == key
+
+
+def test_camel_case_singular_and_plural_share_a_key() -> None:
+    assert norm_key("FlumNet") == norm_key("FlumNets") == norm_key("flumnets")
+    assert norm_key("QuixLens") != norm_key("QuixLen")
