@@ -25,8 +25,14 @@ from kg.canon.corrections import read_corrections
 from kg.canon.relations import canonical_relations
 from kg.errors import InputError
 from kg.extract import ExtractorConfig
+from kg.extract.cache import default_cache_dir
 from kg.extract.cluster import DaskTarget, extract_on_dask
-from kg.extract.extractor import cached_extractor, parallel_extract
+from kg.extract.partition import (
+    PartitionResult,
+    cached_extractions,
+    extract_partition,
+    parallel_extract,
+)
 from kg.ingest import IngestReport, read_papers
 from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
 from kg.namespaces import DEFAULT_BASE
@@ -51,6 +57,27 @@ def default_processes(n_papers: int) -> int:
     return max(1, min(os.cpu_count() or 1, 8))
 
 
+@dataclass
+class ExtractCounts:
+    """Where a build's extractions came from (the parse cache at work)."""
+
+    papers: int = 0
+    parsed: int = 0  # texts (titles, abstracts) run through the English pipeline
+    parse_hits: int = 0  # texts whose parse came from the cache
+    reused: int = 0  # papers whose whole extraction record came from the cache
+
+    def add(self, result: PartitionResult) -> None:
+        self.papers += len(result.extractions)
+        self.parsed += result.parsed
+        self.parse_hits += result.parse_hits
+        self.reused += result.reused
+
+    def format(self, where: str = "") -> str:
+        """What the `extraction` stage line says (`where`: " on <the Dask cluster>")."""
+        return (f"{self.papers} papers{where} ({self.reused} from the cache), "
+                f"{self.parsed} texts parsed, {self.parse_hits} parses from the cache")
+
+
 def extract_corpus(
     papers: list[Paper],
     *,
@@ -58,24 +85,47 @@ def extract_corpus(
     progress: ProgressCallback | None = None,
     config: ExtractorConfig | None = None,
     dask: DaskTarget | None = None,
+    cache: str | Path | None = None,
+    counts: ExtractCounts | None = None,
 ) -> dict[str, Extraction]:
     """Extractions of every paper that has an abstract, by paper id: in this process, in
-    worker processes, or as tasks on the Dask cluster `dask` (`kg.extract.cluster`)."""
+    worker processes, or as tasks on the Dask cluster `dask` (`kg.extract.cluster`). With
+    `cache` (a folder), parses and extraction records are reused and stored there
+    (`kg.extract.cache`); `counts`, if given, adds up where they came from."""
     config = config or ExtractorConfig()
+    counts = counts if counts is not None else ExtractCounts()
     todo = [p for p in papers if p.abstract]
+    folder = str(cache) if cache is not None else None
+    results: dict[str, Extraction] = {}
+    if folder is not None:  # papers whose records the cache has need no worker at all
+        reused = cached_extractions(todo, config, folder)
+        for i in sorted(reused):
+            results[todo[i].id] = reused[i]
+        counts.add(PartitionResult(tuple(reused.values()), reused=len(reused)))
+        if progress is not None and reused:
+            progress(len(reused))
+        todo = [p for i, p in enumerate(todo) if i not in reused]
     processes = default_processes(len(todo)) if n_process is None else n_process
     if dask is not None:
-        stream = extract_on_dask(todo, dask, config=config)
+        stream: Iterable[PartitionResult] = extract_on_dask(todo, dask, config=config,
+                                                            cache=folder)
     elif processes <= 1:
-        stream = cached_extractor(config).extract_all(todo)
+        stream = (extract_partition(batch, config, folder) for batch in _batched(todo, 64))
     else:
-        stream = parallel_extract(todo, n_process=processes, batch_size=32, config=config)
-    results: dict[str, Extraction] = {}
-    for extraction in stream:
-        results[extraction.paper_id] = extraction
+        stream = parallel_extract(todo, n_process=processes, batch_size=32, config=config,
+                                  cache=folder)
+    for result in stream:
+        counts.add(result)
+        for extraction in result.extractions:
+            results[extraction.paper_id] = extraction
         if progress is not None:
-            progress(1)
+            progress(len(result.extractions))
     return results
+
+
+def _batched(papers: list[Paper], size: int) -> Iterator[list[Paper]]:
+    for start in range(0, len(papers), size):
+        yield papers[start : start + size]
 
 
 def build_corpus(
@@ -152,6 +202,7 @@ class BuildSummary:
     store: Path | None = None
     html: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    extraction: ExtractCounts = field(default_factory=ExtractCounts)
 
     def format(self) -> str:
         """The closing summary `kg build` prints."""
@@ -196,6 +247,7 @@ def run_build(
     analyze: bool = False,
     corrections: str | Path | None = None,
     dask: DaskTarget | None = None,
+    cache: str | Path | bool = True,
 ) -> BuildSummary:
     """Read `inputs`, extract and canonicalise, write the graph to `output` (format from
     `fmt` or the file extension), optionally load it into an Oxigraph store and draw the page.
@@ -206,6 +258,8 @@ def run_build(
     the graph's triples. `corrections` is a YAML file of people's
     corrections (`kg.canon.corrections`), read before anything else. `dask` runs the
     extraction as tasks on a Dask cluster (`kg.extract.cluster`); the graph is the same.
+    `cache` is the parse cache's folder (`kg.extract.cache`; True: `default_cache_dir()`,
+    False: none).
     """
     start = time.perf_counter()
     stages = _Stages(on_stage)
@@ -223,11 +277,14 @@ def run_build(
     if with_abstract == 0:
         raise InputError(nothing_to_build(report, len(papers), output))
     callback = progress(with_abstract) if progress is not None else None
+    folder = default_cache_dir() if cache is True else (None if cache is False else cache)
+    counts = ExtractCounts()
     with stages.stage("extraction") as done:
         extractions = extract_corpus(papers, n_process=n_process, progress=callback,
-                                     config=config, dask=dask)
-        done.append(f"{len(extractions)} papers"
-                    + (f" on {dask.describe()}" if dask is not None else ""))
+                                     config=config, dask=dask, cache=folder, counts=counts)
+        where = f" on {dask.describe()}" if dask is not None else ""
+        done.append(counts.format(where) if folder is not None
+                    else f"{len(extractions)} papers{where}")
     with stages.stage("canonicalisation and linking") as done:
         corpus = link_corpus(papers, extractions, fixes)
         corpus.skipped = list(report.skipped)
@@ -270,6 +327,7 @@ def run_build(
         store=store_path,
         html=html_path,
         warnings=list(corpus.warnings),
+        extraction=counts,
     )
 
 

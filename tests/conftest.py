@@ -5,6 +5,7 @@ that is not in a package."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import subprocess
 import sys
 import threading
@@ -27,6 +28,25 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 SHARED_DATA = SHARED / "data"
 EXAMPLE = ROOT / "examples" / "iclr2025_abstracts.txt"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _session_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """`kg build`'s parse cache (`kg.extract.cache`) of session- and module-scoped fixtures:
+    a temporary folder, never the user's home."""
+    before = os.environ.get("KG_CACHE_DIR")
+    os.environ["KG_CACHE_DIR"] = str(tmp_path_factory.mktemp("kg-cache-session"))
+    yield
+    if before is None:
+        del os.environ["KG_CACHE_DIR"]
+    else:
+        os.environ["KG_CACHE_DIR"] = before
+
+
+@pytest.fixture(autouse=True)
+def _test_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's own parse cache folder (tests share no cached state)."""
+    monkeypatch.setenv("KG_CACHE_DIR", str(tmp_path_factory.mktemp("kg-cache")))
 
 
 @pytest.fixture

@@ -88,16 +88,25 @@ def _stage_printer(enabled: bool) -> Callable[[str, float, str], None] | None:
 @click.option("--corrections", type=click.Path(path_type=Path, dir_okay=False), default=None,
               help="YAML file of merge/split/retype/rename/reject corrections to apply "
                    "(`kg review` writes one to edit).")
+@click.option("--cache", "cache_dir", type=click.Path(path_type=Path, file_okay=False),
+              default=None,
+              help="Parse cache folder: parses and extraction records by text hash, reused by "
+                   "the next build [default: $KG_CACHE_DIR, else $XDG_CACHE_HOME/paperkg, "
+                   "else ~/.cache/paperkg].")
+@click.option("--no-cache", is_flag=True,
+              help="Neither read nor write the parse cache (parse every text).")
 def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, strict: bool,
           store: Path | None, html: Path | None, analyze: bool, processes: int | None,
           input_format: str | None,
           max_field_chars: int, max_record_mb: float, max_document_mb: float,
           progress: bool, corrections: Path | None, dask_target: str | None,
-          dask_partition: int) -> None:
+          dask_partition: int, cache_dir: Path | None, no_cache: bool) -> None:
     """Build the knowledge graph of INPUTS: files, directories (every supported file inside)
     or `-` (standard input). Formats: text, JSON/JSON Lines (OpenAlex, Semantic Scholar, arXiv
     snapshot, OpenReview, CSL-JSON, paper lists), CSV/TSV (Zotero), BibTeX, RIS, arXiv Atom,
     PubMed .nbib; gzipped too."""
+    if no_cache and cache_dir is not None:
+        raise click.UsageError("--cache and --no-cache contradict each other; give one")
     limits = ReadLimits(max_field_chars=max_field_chars,
                         max_record_bytes=int(max_record_mb * MIB),
                         max_document_bytes=int(max_document_mb * MIB))
@@ -106,7 +115,8 @@ def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, st
                         html=html, n_process=processes, input_format=input_format,
                         limits=limits, on_stage=_stage_printer(progress), analyze=analyze,
                         progress=_progress_factory(progress and sys.stderr.isatty()),
-                        corrections=corrections, dask=dask)
+                        corrections=corrections, dask=dask,
+                        cache=False if no_cache else (cache_dir or True))
     for warning in summary.warnings:
         click.echo(f"kg build: warning: {warning}", err=True)
     click.echo(summary.format())

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kg.errors import ClusterError
-from kg.extract.extractor import ExtractorConfig, cached_extractor, extract_partition
-from kg.types import Extraction, Paper
+from kg.extract.extractor import ExtractorConfig, cached_extractor
+from kg.extract.partition import PartitionResult, extract_partition
+from kg.types import Paper
 
 if TYPE_CHECKING:
     from distributed import Client, Future
@@ -128,8 +129,11 @@ def extract_on_dask(
     target: DaskTarget,
     *,
     config: ExtractorConfig,
-) -> Iterator[Extraction]:
-    """Extract `papers` on the target's workers; extractions come back in input order."""
+    cache: str | None = None,
+) -> Iterator[PartitionResult]:
+    """Extract `papers` on the target's workers; one `PartitionResult` per partition comes
+    back, in input order. `cache` is the parse cache folder each worker opens (its own disk's
+    at that path, or a shared one; `kg.extract.cache`)."""
     with connect(target, config) as client:
         threads = sum(client.nthreads().values())
         window = max(2, TASKS_PER_THREAD * threads)
@@ -138,7 +142,7 @@ def extract_on_dask(
         for index, partition in enumerate(_batched(papers, target.partition_size)):
             key = f"{TASK_PREFIX}-{run}-{index:06d}"
             pending.append((index, partition,
-                            client.submit(extract_partition, partition, config, key=key)))
+                            client.submit(extract_partition, partition, config, cache, key=key)))
             if len(pending) >= window:
                 yield from _result(*pending.popleft(), target)
         while pending:
@@ -146,11 +150,11 @@ def extract_on_dask(
 
 
 def _result(index: int, partition: list[Paper], future: Any,
-            target: DaskTarget) -> list[Extraction]:
+            target: DaskTarget) -> Iterator[PartitionResult]:
     from distributed import CancelledError, KilledWorker
 
     try:
-        result: list[Extraction] = future.result()
+        result: PartitionResult = future.result()
     except KilledWorker as exc:
         raise ClusterError(
             f"partition {index} (papers {partition[0].id} .. {partition[-1].id}) was lost with "
@@ -160,7 +164,7 @@ def _result(index: int, partition: list[Paper], future: Any,
         raise ClusterError(f"{target.describe()} went away during the build: {exc}") from exc
     finally:
         future.release()
-    return result
+    yield result
 
 
 def _batched(items: Iterable[Paper], size: int) -> Iterator[list[Paper]]:

@@ -63,6 +63,12 @@ class EntityModel:
     def load(cls, path: str | Path | None = None) -> EntityModel:
         return cls(load_model(path))
 
+    @property
+    def judges_suggestions(self) -> bool:
+        """Whether the model judges only the suggested spans (a span categorizer) rather
+        than tagging the whole text (NER)."""
+        return self.nlp.has_pipe("spancat")
+
     def spans(
         self, docs: Sequence[Doc], suggestions: Sequence[Sequence[tuple[int, int]]] | None = None
     ) -> list[list[ModelSpan]]:
@@ -71,21 +77,35 @@ class EntityModel:
         `suggestions`: per doc, the token spans a span categorizer should judge (ignored by an
         NER model, which tags the whole text).
         """
+        return [typed_spans(doc, raw)
+                for doc, raw in zip(docs, self.raw_spans(docs, suggestions), strict=True)]
+
+    def raw_spans(
+        self, docs: Sequence[Doc], suggestions: Sequence[Sequence[tuple[int, int]]] | None = None
+    ) -> list[list[RawSpan]]:
+        """The model's own `(start token, end token, label)` spans of each doc, before the
+        labels become concept types (what the parse cache keeps)."""
         inputs = [
             Doc(self.nlp.vocab, words=[t.text for t in doc],
                 spaces=[bool(t.whitespace_) for t in doc])
             for doc in docs
         ]
-        if suggestions is not None and self.nlp.has_pipe("spancat"):
+        if suggestions is not None and self.judges_suggestions:
             for doc, spans in zip(inputs, suggestions, strict=True):
                 doc.user_data[_SUGGEST_KEY] = list(spans)
             self.nlp.get_pipe("spancat").suggester = _suggested  # type: ignore[attr-defined]
-        out: list[list[ModelSpan]] = []
-        for doc, tagged in zip(docs, self.nlp.pipe(inputs), strict=True):
-            found = []
-            for start, end, label in predicted_spans(tagged):
-                ctype = map_label(label, doc[start:end].text)
-                if ctype is not None:
-                    found.append(ModelSpan(start, end, ctype))
-            out.append(found)
-        return out
+        return [predicted_spans(tagged) for tagged in self.nlp.pipe(inputs)]
+
+
+RawSpan = tuple[int, int, str]
+"""A span as the model tags it: start token, end token, SciERC label."""
+
+
+def typed_spans(doc: Doc, raw: Sequence[RawSpan]) -> list[ModelSpan]:
+    """The model's spans with concept types (Generic and unmapped labels dropped)."""
+    found = []
+    for start, end, label in raw:
+        ctype = map_label(label, doc[start:end].text)
+        if ctype is not None:
+            found.append(ModelSpan(start, end, ctype))
+    return found

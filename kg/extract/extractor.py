@@ -1,25 +1,29 @@
 """The extractor: papers in, `Extraction`s (mentions, acronyms, URLs, sentences) out.
 
 `Extractor` loads the pipeline once; `extract_all`
-streams papers through `nlp.pipe` and, for large inputs, through worker processes that each
-load their own pipeline and send back plain `Extraction` records (cheap to pickle, unlike Docs).
+streams papers through `nlp.pipe`; `Extractor.parse` reads and fills the parse cache
+(`kg.extract.cache`). Worker processes and cached records: `kg.extract.partition`.
 """
 
 from __future__ import annotations
 
-import multiprocessing as mp
+import json
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
+from typing import Any
 
 from spacy.language import Language
+from spacy.tokens import Doc, DocBin
 
 from kg.extract.assemble import ParsedField, decide_papers
+from kg.extract.cache import PARSE, SPANS, CacheView, text_key
 from kg.extract.candidates import candidate_terms, collect
 from kg.extract.decisions import DEFAULT_THRESHOLDS, DecisionThresholds
-from kg.extract.entity_model import EntityModel
+from kg.extract.entity_model import EntityModel, ModelSpan, RawSpan, typed_spans
 from kg.extract.gazetteer_match import GazetteerIndex
 from kg.extract.learned import DecisionModel
 from kg.extract.nlp import load_nlp
@@ -93,6 +97,8 @@ class Extractor:
         self.entity_model = entity_model
         self.decision_model = decision_model
         self.thresholds = thresholds
+        # Texts run through the English pipeline, and texts whose parse the cache had.
+        self.counts: Counter[str] = Counter()
 
     @classmethod
     def load(
@@ -120,18 +126,10 @@ class Extractor:
         """Extract one paper."""
         return next(self._run([paper], batch_size=1))
 
-    def extract_all(
-        self,
-        papers: Iterable[Paper],
-        *,
-        n_process: int = 1,
-        batch_size: int = 64,
-    ) -> Iterator[Extraction]:
-        """Extract many papers, in input order; `n_process > 1` uses worker processes."""
-        if n_process <= 1:
-            yield from self._run(papers, batch_size=batch_size)
-            return
-        yield from parallel_extract(papers, n_process=n_process, batch_size=batch_size)
+    def extract_all(self, papers: Iterable[Paper], *, batch_size: int = 64) -> Iterator[Extraction]:
+        """Extract many papers, in input order, in this process (worker processes and the
+        parse cache: `kg.extract.partition`)."""
+        yield from self._run(papers, batch_size=batch_size)
 
     def _run(self, papers: Iterable[Paper], *, batch_size: int) -> Iterator[Extraction]:
         papers_iter = iter(papers)
@@ -141,8 +139,9 @@ class Extractor:
                 return
             yield from self._run_chunk(chunk, batch_size)
 
-    def _run_chunk(self, chunk: list[Paper], batch_size: int) -> Iterator[Extraction]:
-        parsed_chunk = self.parse(chunk, batch_size=batch_size)
+    def _run_chunk(self, chunk: list[Paper], batch_size: int,
+                   cache: CacheView | None = None) -> Iterator[Extraction]:
+        parsed_chunk = self.parse(chunk, batch_size=batch_size, cache=cache)
         lookup = self.gazetteer.lookup if self.gazetteer is not None else _no_entries
         decided = decide_papers([(p.original, p.fields) for p in parsed_chunk], lookup,
                                 model_runs=self.entity_model is not None,
@@ -157,9 +156,12 @@ class Extractor:
                 relations=find_relations(parsed.parses, mentions),
             )
 
-    def parse(self, chunk: list[Paper], *, batch_size: int = 64) -> list[ParsedPaper]:
+    def parse(
+        self, chunk: list[Paper], *, batch_size: int = 64, cache: CacheView | None = None
+    ) -> list[ParsedPaper]:
         """Parse a chunk of papers and collect their candidates (everything before the
-        decisions), in input order."""
+        decisions), in input order; parses and recogniser spans come from `cache` where it
+        has them (`kg.extract.cache`), and new ones go into it."""
         jobs: list[tuple[int, Field, str]] = []
         for i, paper in enumerate(chunk):
             for part in (Field.TITLE, Field.ABSTRACT):
@@ -167,13 +169,15 @@ class Extractor:
                 if text.strip() and paper.abstract:
                     jobs.append((i, part, text))
         repaired = [repair(text) for _, _, text in jobs]
-        docs = list(self.nlp.pipe((r.text for r in repaired), batch_size=batch_size))
+        texts = [r.text for r in repaired]
+        keys = [text_key(text) for text in texts] if cache is not None else []
+        docs = self._docs(texts, keys, batch_size, cache)
         found = [
             candidate_terms(doc, is_title=part is Field.TITLE, gazetteer=self.gazetteer)
             for (_, part, _), doc in zip(jobs, docs, strict=True)
         ]
         model_spans = (
-            self.entity_model.spans(docs, [f.spans() for f in found])
+            self._model_spans(docs, [f.spans() for f in found], keys, cache)
             if self.entity_model is not None else [[] for _ in docs]
         )
         per_paper: dict[int, list[ParsedField]] = {}
@@ -209,6 +213,77 @@ class Extractor:
             ))
         return out
 
+    def _docs(self, texts: list[str], keys: list[str], batch_size: int,
+              cache: CacheView | None) -> list[Doc]:
+        """The English pipeline's Docs of `texts`, from the cache where it has them."""
+        if cache is None:
+            self.counts["parsed"] += len(texts)
+            return list(self.nlp.pipe(texts, batch_size=batch_size))
+        stored = cache.store.get(PARSE, cache.parse, keys)
+        todo = sorted({key: text for key, text in zip(keys, texts, strict=True)
+                       if key not in stored}.items())
+        new = list(self.nlp.pipe((text for _, text in todo), batch_size=batch_size))
+        self.counts["parsed"] += len(todo)
+        self.counts["parse_hits"] += len(texts) - len(todo)
+        fresh = {key: doc for (key, _), doc in zip(todo, new, strict=True)}
+        cache.store.put(PARSE, cache.parse, ((key, _doc_bytes(doc)) for key, doc in fresh.items()))
+        return [fresh[key] if key in fresh else _doc_from(stored[key], self.nlp)
+                for key in keys]
+
+    def _model_spans(self, docs: list[Doc], suggestions: list[list[tuple[int, int]]],
+                     keys: list[str], cache: CacheView | None) -> list[list[ModelSpan]]:
+        """The recogniser's spans of each doc; from the cache when it judged every
+        suggestion before (a span categorizer scores each span on its own)."""
+        model = self.entity_model
+        assert model is not None
+        if cache is None or cache.spans is None:
+            return model.spans(docs, suggestions)
+        stored = {key: json.loads(value)
+                  for key, value in cache.store.get(SPANS, cache.spans, keys).items()}
+        raw: list[list[RawSpan] | None] = []
+        for key, wanted in zip(keys, suggestions, strict=True):
+            entry = stored.get(key)
+            judged = None if entry is None else entry["judged"]
+            if entry is None or (judged is not None and not {*map(tuple, judged)} >= {*wanted}):
+                raw.append(None)
+                continue
+            keep = None if judged is None else set(wanted)
+            raw.append([(s, e, label) for s, e, label in entry["raw"]
+                        if keep is None or (s, e) in keep])
+        todo = sorted({i for i, r in enumerate(raw) if r is None})
+        if todo:
+            new = model.raw_spans([docs[i] for i in todo], [suggestions[i] for i in todo])
+            updates: dict[str, bytes] = {}
+            for i, spans in zip(todo, new, strict=True):
+                raw[i] = spans
+                updates[keys[i]] = _spans_entry(stored.get(keys[i]), suggestions[i], spans,
+                                                model.judges_suggestions)
+            cache.store.put(SPANS, cache.spans, updates.items())
+        return [typed_spans(doc, spans or []) for doc, spans in zip(docs, raw, strict=True)]
+
+
+def _doc_bytes(doc: Doc) -> bytes:
+    return DocBin(store_user_data=False, docs=[doc]).to_bytes()
+
+
+def _doc_from(data: bytes, nlp: Language) -> Doc:
+    return next(iter(DocBin().from_bytes(data).get_docs(nlp.vocab)))
+
+
+def _spans_entry(old: dict[str, Any] | None, suggested: list[tuple[int, int]],
+                 spans: list[RawSpan], judges: bool) -> bytes:
+    """A doc's cached recogniser spans after judging `suggested`: what it said before about
+    other spans, and now about these."""
+    if not judges:
+        entry: dict[str, Any] = {"judged": None, "raw": spans}
+    else:
+        now = set(suggested)
+        before = old or {"judged": [], "raw": []}
+        judged = sorted({*map(tuple, before["judged"]), *now})
+        kept = [tuple(r) for r in before["raw"] if (r[0], r[1]) not in now]
+        entry = {"judged": judged, "raw": sorted([*kept, *spans])}
+    return json.dumps(entry, separators=(",", ":")).encode()
+
 
 @dataclass(slots=True)
 class ParsedPaper:
@@ -227,54 +302,3 @@ class ParsedPaper:
 
 def _no_entries(label: str) -> Sequence[Entry]:
     return ()
-
-
-def extract_partition(papers: list[Paper], config: ExtractorConfig) -> list[Extraction]:
-    """Phase 1 of one partition of papers, in input order: what a worker process or a Dask
-    task runs. Pure (the same papers and configuration give the same extractions) and
-    picklable by reference; the pipeline is loaded once per process (`cached_extractor`)."""
-    return list(cached_extractor(config)._run(papers, batch_size=max(1, len(papers))))
-
-
-# --- worker processes ---------------------------------------------------------------------
-
-_WORKER: Extractor | None = None
-
-
-def _init_worker(config: ExtractorConfig) -> None:
-    global _WORKER
-    if _WORKER is None:
-        _WORKER = cached_extractor(config)
-
-
-def _work(batch: list[Paper]) -> list[Extraction]:
-    assert _WORKER is not None
-    return list(_WORKER._run(batch, batch_size=len(batch)))
-
-
-def parallel_extract(
-    papers: Iterable[Paper],
-    *,
-    n_process: int,
-    batch_size: int,
-    config: ExtractorConfig = ExtractorConfig(),
-) -> Iterator[Extraction]:
-    """Fan batches of papers out to `n_process` workers; results come back in input order.
-
-    Where the platform can fork, the pipeline is loaded once here and the workers inherit it
-    (copy-on-write), which saves each worker seconds of imports and model loading.
-    """
-    global _WORKER
-    fork = "fork" in mp.get_all_start_methods()
-    ctx = mp.get_context("fork" if fork else "spawn")
-    _WORKER = cached_extractor(config) if fork else None
-    batches = _batched(papers, batch_size)
-    with ctx.Pool(n_process, initializer=_init_worker, initargs=(config,)) as pool:
-        for result in pool.imap(_work, batches):
-            yield from result
-
-
-def _batched(items: Iterable[Paper], size: int) -> Iterator[list[Paper]]:
-    it = iter(items)
-    while batch := list(islice(it, size)):
-        yield batch

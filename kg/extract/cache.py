@@ -1,0 +1,221 @@
+"""The parse cache: spaCy parses, the recogniser's spans and whole extraction records, kept on
+disk by text hash so that a rebuild re-parses nothing it parsed before.
+
+Three kinds of entry, each under a version that changes whenever what made it changes:
+
+- `parse`: the English pipeline's `Doc` of one (repaired) text, as a `DocBin`. Version: the
+  spaCy version, the pipeline package's name, meta (its version) and config, the excluded
+  components, and paperkg's tokenizer rules.
+- `spans`: the entity recogniser's raw spans of one text, with the spans it judged (the
+  candidates' suggestions; a later build that suggests more runs the model again). Version:
+  the recogniser's files (weights and config).
+- `record`: the whole `Extraction` of one paper text (`kg.extract.records`). Version: the two
+  above, the extractor configuration, every rule (the source of `kg.extract`, `kg.vocab`,
+  `kg.normalize`, `kg.types`) and every data file the rules read (gazetteer, lexicon, learned
+  decisions in `kg/data/`).
+
+A rule, classifier or vocabulary change therefore misses on `record` and re-runs the decisions
+from the cached parses; a new paper misses on everything. Corrections and canonicalisation run
+after extraction (`kg.canon`) and never touch the cache.
+
+The cache is one SQLite file in write-ahead-log mode: several worker processes read and write
+it at once. Deleting the folder is always safe.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import zlib
+from collections.abc import Iterable, Iterator, Sequence
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import spacy
+
+from kg import __version__
+from kg.errors import KGError
+from kg.extract.nlp import EXCLUDE, english_model_name
+from kg.extract.recogniser import MODEL_DIR
+from kg.extract.records import Record
+
+if TYPE_CHECKING:
+    from kg.extract.extractor import ExtractorConfig
+
+CACHE_FILE = "extraction-cache.sqlite"
+ENV_VAR = "KG_CACHE_DIR"
+PARSE, SPANS, RECORD = "parse", "spans", "record"
+
+_PACKAGE = Path(__file__).resolve().parents[1]
+# What the rules are: the code of extraction and the data files it reads.
+_RULE_SOURCES = ("extract", "vocab", "normalize.py", "types.py")
+_RULE_DATA = "data"
+
+
+def default_cache_dir() -> Path:
+    """`$KG_CACHE_DIR`, else `$XDG_CACHE_HOME/paperkg`, else `~/.cache/paperkg`."""
+    if os.environ.get(ENV_VAR):
+        return Path(os.environ[ENV_VAR])
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "paperkg"
+
+
+def text_key(*parts: str) -> str:
+    """The cache key of a text (or of several, joined unambiguously)."""
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode("utf-8", "surrogatepass")
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()[:32]
+
+
+@cache
+def pipeline_versions(config: ExtractorConfig) -> tuple[str, str | None]:
+    """The versions of the parses and of the recogniser's spans an extractor with `config`
+    makes (see module docstring), from the pipelines' files, without loading them."""
+    name = config.spacy_model or english_model_name()
+    where = Path(name) if Path(name).is_dir() else spacy.util.get_package_path(name)
+    described = sorted([*where.rglob("meta.json"), *where.rglob("config.cfg")])
+    tokenizer = _PACKAGE / "extract" / "tokenizer.py"
+    parse = _digest(spacy.__version__, name, ",".join(EXCLUDE),
+                    *_files(described), *_files([tokenizer]))
+    if not config.entity_model:
+        return parse, None
+    weights = sorted(p for p in MODEL_DIR.rglob("*") if p.is_file())
+    return parse, _digest(spacy.__version__, *_files(weights))
+
+
+def _files(paths: Iterable[Path]) -> Iterator[bytes]:
+    for path in paths:
+        yield path.name.encode()
+        yield path.read_bytes()
+
+
+@cache
+def rules_version() -> str:
+    """A digest of paperkg's extraction code and data files (see module docstring)."""
+    digest = hashlib.sha256(__version__.encode())
+    paths: list[Path] = []
+    for name in _RULE_SOURCES:
+        where = _PACKAGE / name
+        paths += sorted(where.rglob("*.py")) if where.is_dir() else [where]
+    paths += sorted(p for p in (_PACKAGE / _RULE_DATA).iterdir() if p.is_file())
+    for path in paths:
+        digest.update(str(path.relative_to(_PACKAGE)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+def record_version(config: ExtractorConfig, parse: str, spans: str | None) -> str:
+    """The version of extraction records made with `config` on top of those parses."""
+    return _digest(repr(config), parse, spans or "-", rules_version())
+
+
+def _digest(*parts: str | bytes) -> str:
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little"))
+        digest.update(data)
+    return digest.hexdigest()[:32]
+
+
+class ExtractionCache:
+    """The cache folder's SQLite file: entries by (kind, version, key)."""
+
+    def __init__(self, directory: str | Path) -> None:
+        self.directory = Path(directory)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(self.directory / CACHE_FILE, timeout=120,
+                                       isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS entries (kind TEXT, version TEXT, key TEXT, "
+                "value BLOB, PRIMARY KEY (kind, version, key)) WITHOUT ROWID")
+        except (OSError, sqlite3.Error) as exc:
+            raise KGError(f"{self.directory}: cannot open the parse cache ({exc}); give "
+                          "another folder with --cache, or build with --no-cache") from exc
+
+    def get(self, kind: str, version: str, keys: Sequence[str]) -> dict[str, bytes]:
+        """The stored values of those keys that are present."""
+        found: dict[str, bytes] = {}
+        unique = sorted(set(keys))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            rows = self._db.execute(
+                f"SELECT key, value FROM entries WHERE kind = ? AND version = ? "
+                f"AND key IN ({','.join('?' * len(part))})", (kind, version, *part))
+            found.update(rows)
+        return found
+
+    def put(self, kind: str, version: str, items: Iterable[tuple[str, bytes]]) -> None:
+        """Store values (one transaction; an existing key is replaced)."""
+        rows = [(kind, version, key, value) for key, value in items]
+        if not rows:
+            return
+        try:
+            with self._transaction():
+                self._db.executemany("INSERT OR REPLACE INTO entries VALUES (?, ?, ?, ?)", rows)
+        except sqlite3.Error as exc:
+            raise KGError(f"{self.directory}: cannot write the parse cache ({exc}); "
+                          "build with --no-cache or free some disk space") from exc
+
+    def get_records(self, version: str, keys: Sequence[str]) -> dict[str, Record]:
+        return {key: json.loads(zlib.decompress(value))
+                for key, value in self.get(RECORD, version, keys).items()}
+
+    def put_records(self, version: str, items: Iterable[tuple[str, Record]]) -> None:
+        self.put(RECORD, version, (
+            (key, zlib.compress(json.dumps(record, ensure_ascii=False,
+                                           separators=(",", ":")).encode(), 1))
+            for key, record in items))
+
+    def counts(self) -> dict[str, int]:
+        """Entries by kind (all versions)."""
+        return dict(self._db.execute("SELECT kind, count(*) FROM entries GROUP BY kind"))
+
+    def close(self) -> None:
+        self._db.close()
+
+    def _transaction(self) -> _Transaction:
+        return _Transaction(self._db)
+
+
+class _Transaction:
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+_OPEN: dict[tuple[int, str], ExtractionCache] = {}
+
+
+def open_cache(directory: str | Path) -> ExtractionCache:
+    """The cache in `directory`, one connection per process (never shared across a fork)."""
+    key = (os.getpid(), str(Path(directory).resolve()))
+    found = _OPEN.get(key)
+    if found is None:
+        found = _OPEN[key] = ExtractionCache(directory)
+    return found
+
+
+
+class CacheView:
+    """The parse and span entries of one extractor's pipelines in a cache (what
+    `Extractor.parse` reads and writes)."""
+
+    def __init__(self, store: ExtractionCache, parse: str, spans: str | None) -> None:
+        self.store = store
+        self.parse = parse
+        self.spans = spans

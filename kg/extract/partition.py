@@ -1,0 +1,138 @@
+"""Phase 1 of a build: one partition of papers in, their extraction records out.
+
+`extract_partition` is a pure, picklable function of (papers, configuration, cache folder):
+it loads the extractor once per process, takes every paper whose record the cache has from the
+cache, extracts the others (their parses too come from the cache where it has them) and stores
+what it made. Whatever runs it — this process, `parallel_extract`'s worker processes, a Dask
+task — the extractions are the same, so the graph does not depend on how papers were split.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+
+from kg.extract.cache import CacheView, open_cache, pipeline_versions, record_version
+from kg.extract.cache import text_key as _text_key
+from kg.extract.extractor import Extractor, ExtractorConfig, cached_extractor
+from kg.extract.records import from_record, to_record
+from kg.types import Extraction, Field, Paper
+
+DEFAULT_CONFIG = ExtractorConfig()
+
+
+@dataclass(frozen=True, slots=True)
+class PartitionResult:
+    """The extractions of one partition (input order) and where they came from."""
+
+    extractions: tuple[Extraction, ...]
+    parsed: int = 0  # texts that went through the English pipeline
+    parse_hits: int = 0  # texts whose parse came from the cache
+    reused: int = 0  # papers whose whole extraction record came from the cache
+
+
+def paper_key(paper: Paper) -> str:
+    """The cache key of a paper's extraction: the texts extraction reads (title, abstract)."""
+    return _text_key(paper.text(Field.TITLE), paper.text(Field.ABSTRACT))
+
+
+def extract_partition(
+    papers: Sequence[Paper],
+    config: ExtractorConfig = DEFAULT_CONFIG,
+    cache: str | None = None,
+    *,
+    batch_size: int = 64,
+) -> PartitionResult:
+    """Extract `papers`, one `Extraction` each in input order; with `cache` (a folder), reuse
+    and fill the parse cache (`kg.extract.cache`)."""
+    if cache is None:
+        extractor = cached_extractor(config)
+        before = extractor.counts.copy()
+        extractions = tuple(extractor._run(papers, batch_size=batch_size))
+        return _result(extractions, extractor, before, 0)
+    parse, spans = pipeline_versions(config)
+    store = open_cache(cache)
+    version = record_version(config, parse, spans)
+    keys = [paper_key(p) for p in papers]
+    stored = store.get_records(version, keys)
+    todo = [i for i, key in enumerate(keys) if key not in stored]
+    if not todo:  # nothing to extract: the pipelines need not even be loaded
+        return PartitionResult(tuple(from_record(stored[key], paper.id)
+                                     for paper, key in zip(papers, keys, strict=True)),
+                               reused=len(papers))
+    extractor = cached_extractor(config)
+    before = extractor.counts.copy()
+    view = CacheView(store, parse, spans)
+    fresh: dict[int, Extraction] = {}
+    for start in range(0, len(todo), batch_size):
+        part = todo[start : start + batch_size]
+        made = extractor._run_chunk([papers[i] for i in part], batch_size, view)
+        fresh.update(zip(part, made, strict=True))
+    store.put_records(version, {keys[i]: to_record(e) for i, e in fresh.items()}.items())
+    extractions = tuple(
+        fresh[i] if i in fresh else from_record(stored[key], paper.id)
+        for i, (paper, key) in enumerate(zip(papers, keys, strict=True))
+    )
+    return _result(extractions, extractor, before, len(papers) - len(todo))
+
+
+def cached_extractions(
+    papers: Sequence[Paper], config: ExtractorConfig, cache: str
+) -> dict[int, Extraction]:
+    """The extractions the cache holds records of, by index into `papers` (the papers a
+    build need not send to `extract_partition` at all)."""
+    parse, spans = pipeline_versions(config)
+    keys = [paper_key(p) for p in papers]
+    stored = open_cache(cache).get_records(record_version(config, parse, spans), keys)
+    return {i: from_record(stored[key], papers[i].id)
+            for i, key in enumerate(keys) if key in stored}
+
+
+def _result(extractions: tuple[Extraction, ...], extractor: Extractor,
+            before: dict[str, int], reused: int) -> PartitionResult:
+    counts = extractor.counts
+    return PartitionResult(extractions,
+                           parsed=counts["parsed"] - before.get("parsed", 0),
+                           parse_hits=counts["parse_hits"] - before.get("parse_hits", 0),
+                           reused=reused)
+
+
+# --- worker processes ---------------------------------------------------------------------
+
+
+def _work(job: tuple[list[Paper], ExtractorConfig, str | None]) -> PartitionResult:
+    papers, config, cache = job
+    return extract_partition(papers, config, cache, batch_size=len(papers))
+
+
+def parallel_extract(
+    papers: Iterable[Paper],
+    *,
+    n_process: int,
+    batch_size: int,
+    config: ExtractorConfig = DEFAULT_CONFIG,
+    cache: str | None = None,
+) -> Iterator[PartitionResult]:
+    """Fan partitions of `batch_size` papers out to `n_process` workers running
+    `extract_partition`; results come back in input order.
+
+    Where the platform can fork, the pipeline is loaded once here and the workers inherit it
+    (copy-on-write), which saves each worker seconds of imports and model loading.
+    """
+    fork = "fork" in mp.get_all_start_methods()
+    ctx = mp.get_context("fork" if fork else "spawn")
+    if fork:
+        cached_extractor(config)
+        if cache is not None:
+            pipeline_versions(config)  # computed once, inherited
+    jobs = ((batch, config, cache) for batch in _batched(papers, batch_size))
+    with ctx.Pool(n_process) as pool:
+        yield from pool.imap(_work, jobs)
+
+
+def _batched(items: Iterable[Paper], size: int) -> Iterator[list[Paper]]:
+    it = iter(items)
+    while batch := list(islice(it, size)):
+        yield batch

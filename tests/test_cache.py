@@ -1,0 +1,173 @@
+"""The parse cache (`kg.extract.cache`), extraction records and incremental builds.
+
+Counters, not timings: `BuildSummary.extraction` counts the texts that went through the
+English pipeline, and `Language.pipe` is wrapped to count the texts any spaCy pipeline saw.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import spacy
+from spacy.language import Language
+
+from kg.build import run_build
+from kg.extract import cache as cache_module
+from kg.extract.cache import ExtractionCache, default_cache_dir, pipeline_versions, rules_version
+from kg.extract.extractor import ExtractorConfig, cached_extractor
+from kg.extract.records import from_record, to_record
+from kg.ingest import read_papers
+
+from .conftest import EXAMPLE
+
+pytestmark = pytest.mark.model
+
+SMALL = Path(__file__).parent / "fixtures" / "build" / "small.jsonl"
+MORE = [
+    {"id": "q1", "title": "Sparse attention for long documents",
+     "abstract": "We propose SparseDoc, a sparse attention method for long-document "
+                 "summarization. SparseDoc outperforms Longformer on the arXiv dataset."},
+    {"id": "q2", "title": "Retrieval-augmented generation at scale",
+     "abstract": "Retrieval-augmented generation (RAG) grounds large language models in "
+                 "documents. We evaluate RAG on Natural Questions with exact match."},
+]
+
+
+@pytest.fixture
+def pipe_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every text any spaCy pipeline is asked to process in this process."""
+    seen: list[int] = []
+    original = Language.pipe
+
+    def counting(self: Language, texts, *args, **kwargs) -> Iterator:  # type: ignore[no-untyped-def]
+        yield from original(self, _counted(texts, seen), *args, **kwargs)
+
+    monkeypatch.setattr(Language, "pipe", counting)
+    return seen
+
+
+def _counted(texts, seen):  # type: ignore[no-untyped-def]
+    for text in texts:
+        seen.append(1)
+        yield text
+
+
+def build(tmp_path: Path, name: str, inputs: list[Path], cache: Path | bool, **kw):  # type: ignore[no-untyped-def]
+    out = tmp_path / f"{name}.ttl"
+    summary = run_build(inputs, out, n_process=1, cache=cache, **kw)
+    return summary, out.read_bytes()
+
+
+def test_warm_rebuild_is_byte_identical_and_parses_nothing(
+    tmp_path: Path, pipe_calls: list[int]
+) -> None:
+    folder = tmp_path / "cache"
+    cold, first = build(tmp_path, "cold", [EXAMPLE], folder)
+    assert cold.extraction.parsed > 0 and cold.extraction.reused == 0
+    assert len(pipe_calls) > 0
+    pipe_calls.clear()
+    warm, second = build(tmp_path, "warm", [EXAMPLE], folder)
+    assert second == first
+    assert (warm.extraction.parsed, warm.extraction.parse_hits) == (0, 0)
+    assert warm.extraction.reused == warm.extraction.papers == 19
+    assert pipe_calls == []  # neither the English pipeline nor the recogniser ran
+    _, uncached = build(tmp_path, "none", [EXAMPLE], False)
+    assert uncached == first
+
+
+def test_a_rule_change_redecides_from_the_cached_parses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "cache"
+    cold, _ = build(tmp_path, "cold", [SMALL], folder)
+    texts = cold.extraction.parsed
+    assert texts == 6  # three titles, three abstracts
+    # A changed rule (any change to kg.extract's code or data) is a new rules version.
+    monkeypatch.setattr(cache_module, "rules_version", lambda: "edited rules")
+    changed, after_change = build(tmp_path, "changed", [SMALL], folder)
+    assert changed.extraction.reused == 0
+    assert (changed.extraction.parsed, changed.extraction.parse_hits) == (0, texts)
+    # The rules ablation: other decisions, same parses, the same graph as without a cache.
+    rules = ExtractorConfig(learned=False)
+    ablation, with_cache = build(tmp_path, "rules", [SMALL], folder, config=rules)
+    assert (ablation.extraction.parsed, ablation.extraction.parse_hits) == (0, texts)
+    _, without_cache = build(tmp_path, "rules-none", [SMALL], False, config=rules)
+    assert with_cache == without_cache
+    assert after_change != with_cache
+
+
+def test_a_new_pipeline_version_misses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    folder = tmp_path / "cache"
+    before = pipeline_versions(ExtractorConfig())
+    build(tmp_path, "cold", [SMALL], folder)
+    pipeline_versions.cache_clear()
+    monkeypatch.setattr(spacy, "__version__", "3.99.0")
+    try:
+        after = pipeline_versions(ExtractorConfig())
+        assert after[0] != before[0] and after[1] != before[1]
+        again, _ = build(tmp_path, "again", [SMALL], folder)
+    finally:
+        pipeline_versions.cache_clear()
+    assert again.extraction.reused == 0 and again.extraction.parsed == 6
+
+
+def test_versions_follow_the_files(tmp_path: Path) -> None:
+    config = ExtractorConfig()
+    assert pipeline_versions(config) == pipeline_versions(ExtractorConfig())
+    assert pipeline_versions(ExtractorConfig(entity_model=False))[1] is None
+    assert len(rules_version()) == 32
+
+
+def test_incremental_build_extracts_only_new_papers(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    more = tmp_path / "more.jsonl"
+    more.write_text("".join(json.dumps(r) + "\n" for r in MORE))
+    build(tmp_path, "first", [SMALL], folder)
+    grown, incremental = build(tmp_path, "grown", [SMALL, more], folder)
+    assert grown.extraction.reused == 3
+    assert grown.extraction.parsed == 4  # the two new papers' titles and abstracts
+    _, full = build(tmp_path, "full", [SMALL, more], False)
+    assert incremental == full
+
+
+def test_two_processes_fill_and_read_one_cache(tmp_path: Path) -> None:
+    folder = tmp_path / "cache"
+    out = tmp_path / "two.ttl"
+    cold = run_build([EXAMPLE], out, n_process=2, cache=folder)
+    first = out.read_bytes()
+    assert cold.extraction.parsed == 19
+    _, one = build(tmp_path, "one", [EXAMPLE], folder)
+    assert one == first
+    counts = ExtractionCache(folder).counts()
+    assert counts == {"parse": 19, "record": 19, "spans": 19}
+
+
+def test_records_round_trip_real_extractions() -> None:
+    papers = [p for p in read_papers([EXAMPLE]) if p.abstract]
+    extractions = list(cached_extractor(ExtractorConfig())._run(papers, batch_size=64))
+    assert sum(len(e.relations) for e in extractions) > 0
+    for e in extractions:
+        assert from_record(json.loads(json.dumps(to_record(e))), e.paper_id) == e
+
+
+def test_the_cli_options(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kg) -> None:  # type: ignore[no-untyped-def]
+    home_cache = tmp_path / "default"
+    monkeypatch.setenv("KG_CACHE_DIR", str(home_cache))
+    assert default_cache_dir() == home_cache
+    result = kg(*["build", str(SMALL), "-o", str(tmp_path / "a.ttl"), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert not home_cache.exists()
+    result = kg(*["build", str(SMALL), "-o", str(tmp_path / "b.ttl"),
+                     "--cache", str(tmp_path / "mine")])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "mine" / cache_module.CACHE_FILE).is_file()
+    assert "6 texts parsed" in result.stderr
+    result = kg(*["build", str(SMALL), "-o", str(tmp_path / "c.ttl")])
+    assert (home_cache / cache_module.CACHE_FILE).is_file()
+    result = kg(*["build", str(SMALL), "-o", str(tmp_path / "d.ttl"), "--no-cache",
+                     "--cache", str(tmp_path / "x")])
+    assert result.exit_code == 2 and "contradict" in result.output
+    assert (tmp_path / "a.ttl").read_bytes() == (tmp_path / "b.ttl").read_bytes()
