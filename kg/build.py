@@ -15,11 +15,14 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kg.analyze import analyze_triples, append_triples
+from pyoxigraph import Triple
+
+from kg.analyze import analyze_read, append_triples
+from kg.analyze.incidence import IncidenceReader
 from kg.canon.corpus import canonical_corpus
 from kg.canon.corrections import read_corrections
 from kg.canon.relations import canonical_relations
@@ -37,8 +40,10 @@ from kg.ingest import IngestReport, read_papers
 from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
 from kg.namespaces import DEFAULT_BASE
 from kg.query.store import load_store
-from kg.rdf import GraphFormat, build_triples, write_graph
+from kg.rdf import GraphFormat, write_graph
+from kg.rdf.build import iter_triples
 from kg.rdf.serialize import write_atomically
+from kg.rdf.shards import ShardWriter
 from kg.types import ConceptType, Corpus, Correction, Extraction, Paper, Role
 from kg.vocab.matching import match_vocabularies
 from viz import render_html
@@ -248,6 +253,8 @@ def run_build(
     corrections: str | Path | None = None,
     dask: DaskTarget | None = None,
     cache: str | Path | bool = True,
+    shards: int = 0,
+    shards_dir: str | Path | None = None,
 ) -> BuildSummary:
     """Read `inputs`, extract and canonicalise, write the graph to `output` (format from
     `fmt` or the file extension), optionally load it into an Oxigraph store and draw the page.
@@ -260,6 +267,8 @@ def run_build(
     extraction as tasks on a Dask cluster (`kg.extract.cluster`); the graph is the same.
     `cache` is the parse cache's folder (`kg.extract.cache`; True: `default_cache_dir()`,
     False: none).
+    `shards` > 0 also writes the graph as that many N-Triples files for bulk loaders
+    (`kg.rdf.shards`) into `shards_dir` (default: `shards_folder(output)`).
     """
     start = time.perf_counter()
     stages = _Stages(on_stage)
@@ -289,28 +298,39 @@ def run_build(
         corpus = link_corpus(papers, extractions, fixes)
         corpus.skipped = list(report.skipped)
         done.append(f"{len(corpus.concepts)} concepts, {len(corpus.links)} links")
-    with stages.stage("writing") as done:
-        triples = build_triples(corpus, base=base, include_ontology=True)
-        output.parent.mkdir(parents=True, exist_ok=True)
-        write_graph(triples, output, graph_format)
-        done.append(f"{len(triples)} triples to {output}")
-    if analyze:
-        with stages.stage("analysis") as done:
-            # Appended as `kg analyze` appends them, so that both write the same bytes.
-            analytics = analyze_triples(triples, base=base)
-            append_triples(output, analytics)
-            triples = triples + analytics
-            done.append(f"{len(analytics)} triples")
+    shards_path = Path(shards_dir) if shards_dir is not None else shards_folder(output)
+    with ExitStack() as closing:
+        sharded = closing.enter_context(ShardWriter(shards_path, shards)) if shards else None
+        with stages.stage("writing") as done:
+            # The triples stream from the corpus to the file (and to the shards and the
+            # analysis' reader) without ever being held all at once.
+            output.parent.mkdir(parents=True, exist_ok=True)
+            reader = IncidenceReader() if analyze else None
+            stream = iter_triples(corpus, base=base, include_ontology=True)
+            counted = _Counted(sharded.tap(stream) if sharded else stream, reader)
+            write_graph(counted, output, graph_format)
+            triples = counted.count
+            done.append(f"{triples} triples to {output}"
+                        + (f", {shards} N-Triples shards in {shards_path}" if shards else ""))
+        if reader is not None:
+            with stages.stage("analysis") as done:
+                # Appended as `kg analyze` appends them, so that both write the same bytes.
+                analytics = analyze_read(reader, base=base)
+                append_triples(output, analytics)
+                if sharded is not None:
+                    sharded.add_all(analytics, "analytics.nt")
+                triples += len(analytics)
+                done.append(f"{len(analytics)} triples")
     store_path = Path(store) if store is not None else None
     if store_path is not None:
         with stages.stage("store load") as done:
-            load_store(store_path, triples)
+            load_store(store_path, output)  # bulk-loaded from the file just written
             done.append(str(store_path))
     html_path = Path(html) if html is not None else None
     if html_path is not None:
         with stages.stage("page") as done:
             html_path.parent.mkdir(parents=True, exist_ok=True)
-            page = render_html(triples, source_name=output.name)
+            page = render_html(output, source_name=output.name)
             assert isinstance(page, str)  # without a path, the page is returned
             write_atomically(html_path, page, "the page")
             done.append(str(html_path))
@@ -322,13 +342,35 @@ def run_build(
         duplicates=len(report.duplicates),
         concepts=_concept_counts(corpus),
         links=Counter(link.role for link in corpus.links),
-        triples=len(triples),
+        triples=triples,
         seconds=time.perf_counter() - start,
         store=store_path,
         html=html_path,
         warnings=list(corpus.warnings),
         extraction=counts,
     )
+
+
+def shards_folder(output: Path) -> Path:
+    """Where `kg build --shards` writes by default: `graph.shards/` beside `graph.ttl`."""
+    return output.with_name(output.name.split(".")[0] + ".shards")
+
+
+class _Counted:
+    """Triples passing to the writer: counted, and shown to the analysis' reader."""
+
+    def __init__(self, triples: Iterable[Triple], reader: IncidenceReader | None) -> None:
+        self.triples = triples
+        self.reader = reader
+        self.count = 0
+
+    def __iter__(self) -> Iterator[Triple]:
+        add = self.reader.add if self.reader is not None else None
+        for triple in self.triples:
+            self.count += 1
+            if add is not None:
+                add(triple)
+            yield triple
 
 
 def nothing_to_build(report: IngestReport, papers: int, output: Path) -> str:

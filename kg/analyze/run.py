@@ -116,6 +116,14 @@ def analyze_triples(
     """The analytics triples of a graph given as triples (`kg build --analyze`)."""
     reader = IncidenceReader()
     reader.add_all(triples)
+    return analyze_read(reader, config=config, base=base)
+
+
+def analyze_read(
+    reader: IncidenceReader, *, config: AnalyzeConfig | None = None, base: str = DEFAULT_BASE
+) -> list[ox.Triple]:
+    """The analytics triples of the graph a reader has seen (`kg build --analyze` feeds it
+    the triples as they stream to the graph file)."""
     return analytics_triples(analyze(reader.incidence(), config), base=base)
 
 

@@ -95,12 +95,16 @@ def _stage_printer(enabled: bool) -> Callable[[str, float, str], None] | None:
                    "else ~/.cache/paperkg].")
 @click.option("--no-cache", is_flag=True,
               help="Neither read nor write the parse cache (parse every text).")
+@click.option("--shards", type=click.IntRange(min=0), default=0,
+              help="Also write the graph as this many N-Triples files for bulk loaders "
+                   "(into GRAPH.shards/ beside the graph; docs/SCALE.md).")
 def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, strict: bool,
           store: Path | None, html: Path | None, analyze: bool, processes: int | None,
           input_format: str | None,
           max_field_chars: int, max_record_mb: float, max_document_mb: float,
           progress: bool, corrections: Path | None, dask_target: str | None,
-          dask_partition: int, cache_dir: Path | None, no_cache: bool) -> None:
+          dask_partition: int, cache_dir: Path | None, no_cache: bool,
+          shards: int) -> None:
     """Build the knowledge graph of INPUTS: files, directories (every supported file inside)
     or `-` (standard input). Formats: text, JSON/JSON Lines (OpenAlex, Semantic Scholar, arXiv
     snapshot, OpenReview, CSL-JSON, paper lists), CSV/TSV (Zotero), BibTeX, RIS, arXiv Atom,
@@ -116,7 +120,7 @@ def build(inputs: tuple[Path, ...], output: Path, fmt: str | None, base: str, st
                         limits=limits, on_stage=_stage_printer(progress), analyze=analyze,
                         progress=_progress_factory(progress and sys.stderr.isatty()),
                         corrections=corrections, dask=dask,
-                        cache=False if no_cache else (cache_dir or True))
+                        cache=False if no_cache else (cache_dir or True), shards=shards)
     for warning in summary.warnings:
         click.echo(f"kg build: warning: {warning}", err=True)
     click.echo(summary.format())

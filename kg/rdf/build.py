@@ -38,13 +38,21 @@ def build_triples(
 ) -> list[Triple]:
     """The RDF graph of a corpus as sorted pyoxigraph triples (ontology merged in if asked)."""
     with _collector_paused():
+        return list(iter_triples(corpus, base, include_ontology))
+
+
+def iter_triples(
+    corpus: Corpus, base: str = DEFAULT_BASE, include_ontology: bool = True
+) -> Iterator[Triple]:
+    """`build_triples` as a stream: the corpus is walked at the first `next()`, and each
+    triple is made only as it is consumed (a writer streaming them to disk never holds
+    them all; `kg.build` writes the graph this way)."""
+    with _collector_paused():
         out = TripleBuffer()
         _GraphBuilder(corpus, Iris(base), out).build()
         if include_ontology:
             out.add_triples(ontology_triples())
-        triples = out.triples()
-        del out  # free the working tuples before the collector runs again
-    return triples
+    yield from out.iter_triples()
 
 
 @contextmanager
@@ -325,28 +333,16 @@ class _GraphBuilder:
         else:
             agents = [n for _, n in sorted({self._extractor(m.extractor) for m in mentions})]
         evidence = Iris.evidence(paper_iri, span, suffix)
-        node = NamedNode(evidence)
-        self.out.add_block(evidence, [
-            Triple(node, t.RDF_TYPE, t.KG_EVIDENCE),
-            *[Triple(node, t.PROV_WAS_ATTRIBUTED_TO, agent) for agent in agents],
-            Triple(node, t.KG_CONCEPT, self.concept_node[concept]),
-            Triple(node, t.KG_END, self._integer(span.end)),
-            Triple(node, t.KG_FIELD, t.FIELD_LITERAL[span.field]),
-            Triple(node, t.KG_IN_SENTENCE, sentence_node),
-            Triple(node, t.KG_PAPER, self.paper_node[key]),
-            Triple(node, t.KG_ROLE, t.ROLE_PROPERTY[first.role]),
-            Triple(node, t.KG_START, self._integer(span.start)),
-            Triple(node, t.KG_TEXT, Literal(first.text)),
-        ])  # fmt: skip
+        self.out.add_lazy_block(
+            evidence, _evidence_block, evidence, tuple(agents), self.concept_node[concept],
+            self._integer(span.end), t.FIELD_LITERAL[span.field], sentence_node,
+            self.paper_node[key], t.ROLE_PROPERTY[first.role], self._integer(span.start),
+            first.text)
         if new_sentence:
             text = self.papers[key].text(where.field)[where.start : where.end]
-            self.out.add_block(sentence, [
-                Triple(sentence_node, t.RDF_TYPE, t.KG_SENTENCE),
-                Triple(sentence_node, t.KG_END, self._integer(where.end)),
-                Triple(sentence_node, t.KG_FIELD, t.FIELD_LITERAL[where.field]),
-                Triple(sentence_node, t.KG_START, self._integer(where.start)),
-                Triple(sentence_node, t.KG_TEXT, Literal(text)),
-            ])  # fmt: skip
+            self.out.add_lazy_block(
+                sentence, _sentence_block, sentence_node, self._integer(where.end),
+                t.FIELD_LITERAL[where.field], self._integer(where.start), text)
 
     def _integer(self, value: int) -> Literal:
         """An xsd:integer literal of an offset (offsets repeat: cached)."""
@@ -367,6 +363,40 @@ class _GraphBuilder:
             add(iri, t.RDFS_LABEL, *t.str_term(f"paperkg {name}"))
             add(iri, t.SCHEMA_SOFTWARE_VERSION, *t.str_term(__version__))
         return agent
+
+
+def _evidence_block(
+    evidence: str, agents: tuple[NamedNode, ...], concept: NamedNode, end: Literal,
+    field: Literal, sentence: NamedNode, paper: NamedNode, role: NamedNode, start: Literal,
+    text: str,
+) -> list[Triple]:
+    """An evidence node's triples, in canonical order (a test checks the order)."""
+    node = NamedNode(evidence)
+    return [
+        Triple(node, t.RDF_TYPE, t.KG_EVIDENCE),
+        *[Triple(node, t.PROV_WAS_ATTRIBUTED_TO, agent) for agent in agents],
+        Triple(node, t.KG_CONCEPT, concept),
+        Triple(node, t.KG_END, end),
+        Triple(node, t.KG_FIELD, field),
+        Triple(node, t.KG_IN_SENTENCE, sentence),
+        Triple(node, t.KG_PAPER, paper),
+        Triple(node, t.KG_ROLE, role),
+        Triple(node, t.KG_START, start),
+        Triple(node, t.KG_TEXT, Literal(text)),
+    ]
+
+
+def _sentence_block(
+    node: NamedNode, end: Literal, field: Literal, start: Literal, text: str
+) -> list[Triple]:
+    """A sentence node's triples, in canonical order."""
+    return [
+        Triple(node, t.RDF_TYPE, t.KG_SENTENCE),
+        Triple(node, t.KG_END, end),
+        Triple(node, t.KG_FIELD, field),
+        Triple(node, t.KG_START, start),
+        Triple(node, t.KG_TEXT, Literal(text)),
+    ]
 
 
 def _evidence_order(mention: Mention) -> tuple[int, int, int, str]:

@@ -23,8 +23,9 @@ over millions of triples, and `Triple`s are only created for the final, deduplic
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
+from typing import Any
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
@@ -35,6 +36,9 @@ Object = NamedNode | Literal
 Entry = tuple[str, str, NamedNode, Object]
 
 _SORT_KEY = itemgetter(0, 1)
+
+BlockMaker = Callable[..., list[Triple]]
+"""Makes a subject's triples, in canonical order, from a few plain arguments."""
 
 
 def predicate_key(predicate: NamedNode) -> str:
@@ -47,8 +51,9 @@ class TripleBuffer:
 
     def __init__(self) -> None:
         self._subjects: dict[str, list[Entry]] = {}
-        # Whole subjects added as ready Triples in canonical order (evidence, sentences).
-        self._blocks: dict[str, list[Triple]] = {}
+        # Whole subjects added in canonical order (evidence, sentences): ready Triples, or
+        # the function and arguments that make them when they are written.
+        self._blocks: dict[str, list[Triple] | tuple[BlockMaker, tuple[Any, ...]]] = {}
         self._pkeys: dict[NamedNode, str] = {}
 
     def add(self, subject: str, predicate: NamedNode, obj: Object, okey: str) -> None:
@@ -74,6 +79,14 @@ class TripleBuffer:
             raise ValueError(f"{subject} has triples already; a block must hold them all")
         self._blocks[subject] = triples
 
+    def add_lazy_block(self, subject: str, make: BlockMaker, *args: Any) -> None:
+        """`add_block` of the triples `make(*args)` returns, made only when the buffer is
+        iterated: the bulk of a large graph then waits as a tuple of shared terms instead of
+        ten `Triple` objects (which copy every IRI), so a build never holds all its triples."""
+        if subject in self._blocks or subject in self._subjects:
+            raise ValueError(f"{subject} has triples already; a block must hold them all")
+        self._blocks[subject] = (make, args)
+
     def __contains__(self, subject: str) -> bool:
         return subject in self._subjects or subject in self._blocks
 
@@ -90,13 +103,19 @@ class TripleBuffer:
 
     def triples(self) -> list[Triple]:
         """Every triple, deduplicated, in canonical order."""
-        out: list[Triple] = []
-        append, extend = out.append, out.extend
+        return list(self.iter_triples())
+
+    def iter_triples(self) -> Iterator[Triple]:
+        """Every triple, deduplicated, in canonical order, made as they are consumed."""
         subjects, blocks = self._subjects, self._blocks
         for subject in sorted(subjects.keys() | blocks.keys()):
             ready = blocks.get(subject)
             if ready is not None:
-                extend(ready)
+                if isinstance(ready, tuple):
+                    make, args = ready
+                    yield from make(*args)
+                else:
+                    yield from ready
                 continue
             node = NamedNode(subject)
             block = subjects[subject]
@@ -104,6 +123,5 @@ class TripleBuffer:
             last_p = last_o = None
             for pkey, okey, predicate, obj in block:
                 if okey != last_o or pkey != last_p:  # equal keys: one triple added twice
-                    append(Triple(node, predicate, obj))
+                    yield Triple(node, predicate, obj)
                     last_p, last_o = pkey, okey
-        return out
