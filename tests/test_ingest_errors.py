@@ -173,3 +173,30 @@ def test_without_deduplication_every_record_is_yielded_as_read() -> None:
     papers = list(read_papers([FIXTURES / "duplicates.jsonl"], report=report, deduplicate=False))
     assert [p.id for p in papers].count("d1") == 4
     assert report.duplicates == []
+
+
+def test_a_table_without_paper_columns_is_one_skip_not_a_skip_per_row(tmp_path: Path) -> None:
+    # A folder often holds a listing or a log next to the papers: its rows are not papers,
+    # so the file is skipped once, naming its columns, and the papers beside it are read.
+    listing = tmp_path / "INVENTORY.tsv"
+    listing.write_text("path\tbytes\tpapers\na.json\t12\t3\nb.json\t40\t9\n")
+    papers_file = tmp_path / "papers.csv"
+    papers_file.write_text("Key,Title,Abstract Note\nK1,A title,We study graphs.\n")
+    report = IngestReport()
+    papers = list(read_papers([tmp_path], report=report))
+    assert [p.title for p in papers] == ["A title"]
+    [skipped] = report.skipped
+    assert (skipped.source, skipped.record) == (str(listing), 0)
+    assert skipped.reason == ("the whole file is skipped: no column of its header (path, bytes, "
+                              "papers) holds an id, a title or an abstract")
+    with pytest.raises(InputError, match=r"INVENTORY\.tsv: the whole file is skipped"):
+        list(read_papers([listing], strict=True))
+
+
+def test_a_table_with_any_paper_column_is_read_row_by_row(tmp_path: Path) -> None:
+    path = tmp_path / "ids.csv"
+    path.write_text("ID,note\n,first\nP2,second\n")
+    report = IngestReport()
+    assert [p.id for p in read_papers([path], report=report)] == ["P2"]
+    assert [(s.record, s.reason) for s in report.skipped] == [
+        (1, "empty record: no id, no title and no abstract")]

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
-from kg.ingest.records import WHOLE_FILE, RawRecord
+from kg.ingest.records import WHOLE_FILE, RawRecord, names_a_paper
 
 
 class _Lines:
@@ -91,6 +91,14 @@ def read_csv(
         if hint:
             yield RawRecord(WHOLE_FILE, error=f"the whole file is skipped: {hint}")
             return
+    if not names_a_paper(header):
+        shown = ", ".join(header[:6]) + (", ..." if len(header) > 6 else "")
+        yield RawRecord(
+            WHOLE_FILE,
+            error=f"the whole file is skipped: no column of its header ({shown}) holds an id, "
+            "a title or an abstract",
+        )
+        return
     number = 0
     while True:
         lines.bad.clear()

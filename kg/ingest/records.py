@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -120,6 +120,20 @@ def to_paper(
         subjects=tuple(check.list("subjects", values.get("subjects"), list_separators)),
         extra=tuple((key, check.repaired(value)) for key, value in extra),
     )
+
+
+def names_a_paper(names: Iterable[str]) -> bool:
+    """True when a record with fields `names` could describe a paper: read through its
+    source's table or by field name (as `to_paper` reads it), one of them gives an id, a
+    title or an abstract. A table whose converters cannot tell from a placeholder counts as
+    yes (the rows are then read and judged one by one)."""
+    fields = {name: "x" for name in names}
+    table = detect(fields)
+    try:
+        values = table.apply(fields) if table is not None else _by_name(fields, ";")[0]
+    except (TypeError, ValueError, AttributeError, KeyError):
+        return True
+    return any(values.get(name) for name in ("id", "title", "abstract"))
 
 
 def _by_name(
