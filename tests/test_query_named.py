@@ -190,6 +190,7 @@ def test_unknown_named_query_lists_the_known_ones() -> None:
         ("# D.\n# @param x string  X.\nSELECT * { ?s ?p ?o }", "must set the required x"),
         ("# D.\n# @example y=1\nSELECT * { ?s ?p ?o }", "sets 'y', which is not a @param"),
         ("# D.\n# @author me\nSELECT * { ?s ?p ?o }", "unknown header tag"),
+        ("# D.\n# @param limit integer?  L.\nSELECT * { ?s ?p ?o }", "cannot be called 'limit'"),
     ],
 )
 def test_header_mistakes_are_reported(text: str, message: str) -> None:

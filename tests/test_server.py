@@ -87,7 +87,9 @@ def stop_server(server: Server) -> list[int]:
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
     # 5 s: a cold worker's first /graph page takes ~2 s on a busy 2-core machine.
-    running = start_server("--timeout", "5", "--max-rows", "20", "--max-request-bytes", "4096")
+    running = start_server(
+        "--timeout", "5", "--max-rows", "20", "--max-request-bytes", "4096", "--page-rows", "3"
+    )
     try:
         yield running
     finally:
@@ -389,6 +391,50 @@ def test_named_queries_over_http(server: Server) -> None:
     assert status == 200 and {q["name"] for q in listing} >= {"papers-using", "evidence"}
 
 
+def _page(server: Server, url: str) -> tuple[list[str], str | None, dict[str, str]]:
+    status, headers, body = fetch(
+        server.base + url, headers={"Accept": "application/sparql-results+json"}
+    )
+    assert status == 200, body
+    rows = [b["c"]["value"] for b in json.loads(body)["results"]["bindings"]]
+    link = headers.get("Link")
+    following = None
+    if link is not None:
+        assert link.startswith("<") and link.endswith('>; rel="next"')
+        following = link[1:].removesuffix('>; rel="next"')
+    return rows, following, headers
+
+
+def test_named_query_answers_come_in_pages(server: Server) -> None:
+    # The fixture server sends 3 rows a page (--page-rows 3) and at most 20 rows (--max-rows).
+    whole, following, headers = _page(server, "/queries/search?text=e&limit=all")
+    assert len(whole) == 20 and following is None and "X-Paperkg-Truncated" not in headers
+    first, following, headers = _page(server, "/queries/search?text=e")
+    assert first == whole[:3] and headers["X-Paperkg-Truncated"] == "true"
+    assert following == "/queries/search?text=e&offset=3&limit=3"
+    # Following the links gives the whole answer, in order, once; the last page has no link.
+    pages = [first]
+    while following is not None:
+        rows, following, _ = _page(server, following)
+        pages.append(rows)
+    assert [row for page in pages for row in page] == whole
+    assert [len(page) for page in pages] == [3] * 6 + [2]
+    rows, following, _ = _page(server, "/queries/search?text=e&offset=18&limit=5")
+    assert rows == whole[18:] and following is None
+    rows, following, _ = _page(server, "/queries/search?text=e&offset=40")
+    assert rows == [] and following is None
+    # The row cap still holds (a page over it is cut, and says so), and so do the formats.
+    rows, following, headers = _page(server, "/queries/top-concepts?limit=25")
+    assert len(rows) == 20 and headers["X-Paperkg-Truncated"] == "true"
+    assert following == "/queries/top-concepts?offset=20&limit=20"
+    status, headers, body = fetch(server.base + "/queries/search?text=e&format=csv&offset=3")
+    assert status == 200 and len(body.decode().splitlines()) == 1 + 3
+    assert headers["Link"] == '</queries/search?text=e&format=csv&offset=6&limit=3>; rel="next"'
+    for bad in ("offset=-1", "offset=x", "limit=0", "limit=1e3", "limit=%C2%B2"):
+        status, _, body = fetch(server.base + "/queries/search?text=e&" + bad)
+        assert status == 400 and b"give a" in body, bad
+
+
 def test_unknown_pages_are_404(server: Server) -> None:
     status, _, body = fetch(server.base + "/nothing-here")
     assert status == 404 and b"no such page '/nothing-here'" in body
@@ -442,7 +488,7 @@ def test_page_runs_a_named_query_and_links_iris(server: Server, page) -> None:  
     downloads = page.locator("#downloads a")
     assert downloads.all_inner_texts() == ["JSON", "XML", "CSV", "TSV"]
     csv_href = downloads.nth(2).get_attribute("href")
-    assert csv_href == "/queries/papers-using?concept=Diffusion+Models&format=csv"
+    assert csv_href == "/queries/papers-using?concept=Diffusion+Models&format=csv&limit=all"
     status, headers_csv, body = fetch(server.base + csv_href)
     assert status == 200 and headers_csv["Content-Type"].startswith("text/csv")
     assert body.count(b"\r\n") == 3

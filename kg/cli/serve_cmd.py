@@ -28,6 +28,9 @@ from kg.server import ServerConfig, serve
               help="Memory for query results, kept until the source changes (0: no cache).")
 @click.option("--max-rows", type=click.IntRange(min=1), default=10_000, show_default=True,
               help="Send at most this many result rows (or triples).")
+@click.option("--page-rows", type=click.IntRange(min=1), default=100, show_default=True,
+              help="Rows of a named query's answer a page (/queries/NAME?offset=&limit=; a "
+              "Link header points at the next page).")
 @click.option("--max-request-bytes", type=click.IntRange(min=1024), default=1_000_000,
               show_default=True, help="Refuse larger requests (HTTP 413).")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
@@ -52,6 +55,7 @@ def serve_command(
     page_timeout: float,
     cache_mb: int,
     max_rows: int,
+    page_rows: int,
     max_request_bytes: int,
     workers: int,
     spare_workers: int,
@@ -74,6 +78,7 @@ def serve_command(
         page_timeout=page_timeout,
         cache_mb=cache_mb,
         max_rows=max_rows,
+        page_rows=page_rows,
         max_request_bytes=max_request_bytes,
         workers=workers,
         spare_workers=spare_workers,

@@ -206,12 +206,21 @@ def parse(name: str, text: str) -> NamedQuery:
     return NamedQuery(name, description, text, query_form(text), tuple(params), example, ranked)
 
 
+# Request parameters the server keeps for itself (`/queries/NAME?format=&offset=&limit=`).
+RESERVED_PARAMS = ("format", "offset", "limit")
+
+
 def _parse_param(name: str, line: str) -> Param:
     match = _PARAM.fullmatch(line)
     if not match:
         raise ValueError(
             f"{name}.rq: bad parameter line {line!r}; write "
             "'@param NAME KIND[?|=DEFAULT]  DESCRIPTION'"
+        )
+    if match["name"] in RESERVED_PARAMS:
+        raise ValueError(
+            f"{name}.rq: a parameter cannot be called {match['name']!r} (the server's "
+            f"{', '.join(RESERVED_PARAMS)} choose the format and page): {line!r}"
         )
     try:
         kind = ParamKind(match["kind"])

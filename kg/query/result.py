@@ -41,6 +41,16 @@ class QueryResult:
             return 1
         return len(self.triples) if self.is_graph else len(self.rows)
 
+    def skip(self, offset: int) -> QueryResult:
+        """This result without its first `offset` rows (or triples): a later page."""
+        if offset <= 0:
+            return self
+        if self.is_graph:
+            return QueryResult(self.form, triples=self.triples[offset:], truncated=self.truncated)
+        return QueryResult(
+            self.form, self.variables, self.rows[offset:], self.boolean, truncated=self.truncated
+        )
+
     def cut(self, limit: int | None) -> QueryResult:
         """This result with at most `limit` rows (or triples), marked truncated if it lost any."""
         if limit is None:

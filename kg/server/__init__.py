@@ -28,6 +28,7 @@ class ServerConfig:
     page_timeout: float = 300.0  # /graph and /vocabulary: built once per source version
     cache_mb: int = 64  # query results kept per source version (0: none)
     max_rows: int = 10_000
+    page_rows: int = 100  # named queries: rows a page (`offset`, `limit` ask for others)
     max_request_bytes: int = 1_000_000
     workers: int = 2
     spare_workers: int = 2  # held back for when slow queries hold the others

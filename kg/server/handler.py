@@ -35,6 +35,9 @@ LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 _LENGTH = re.compile(r"[0-9]{1,15}")
 READ_ONLY = "this endpoint is read-only: SPARQL updates are refused (load data with `kg load`)"
 UNSUPPORTED_PARAMS = ("default-graph-uri", "named-graph-uri")
+# Request parameters of /queries/NAME that choose the page, not the query's parameters.
+PAGE_PARAMS = ("offset", "limit")
+_COUNT = re.compile(r"[0-9]{1,9}")
 # Functions whose value changes from one run to the next: such answers are never cached.
 _CHANGING = re.compile(r"\b(?:NOW|RAND|UUID|STRUUID|BNODE)\s*\(", re.IGNORECASE)
 
@@ -260,8 +263,36 @@ class SparqlHandler(BaseHTTPRequestHandler):
         fmt = self._format(params, graph=named.form in ("CONSTRUCT", "DESCRIBE"))
         if fmt is None:
             return
-        values = tuple((k, v[-1]) for k, v in sorted(params.items()) if k != "format")
-        self._run(Task("named", named.name, values, fmt.value, self.server.config.max_rows))
+        page = self._page(params)
+        if page is None:
+            return
+        offset, rows = page
+        values = tuple(
+            (k, v[-1]) for k, v in sorted(params.items()) if k not in ("format", *PAGE_PARAMS)
+        )
+        task = Task("named", named.name, values, fmt.value, rows, offset)
+        kept = [*values, *((("format", params["format"][-1]),) if "format" in params else ())]
+        following = urllib.parse.urlencode(
+            [*kept, ("offset", str(offset + rows)), ("limit", str(rows))]
+        )
+        self._run(task, next_page=f"/queries/{urllib.parse.quote(named.name)}?{following}")
+
+    def _page(self, params: dict[str, list[str]]) -> tuple[int, int] | None:
+        """A named query's page: (offset, rows) from `offset` (default 0) and `limit` (default
+        `--page-rows`; `all` or more than `--max-rows`: `--max-rows`); None after a 400."""
+        config = self.server.config
+        cap = config.max_rows
+        offset_text = params.get("offset", ["0"])[-1].strip()
+        limit_text = params.get("limit", [str(getattr(config, "page_rows", cap))])[-1].strip()
+        if not _COUNT.fullmatch(offset_text):
+            self._send(text_reply(400, f"offset={offset_text!r}: give a row number from 0"))
+            return None
+        if limit_text == "all":
+            return int(offset_text), cap
+        if not _COUNT.fullmatch(limit_text) or int(limit_text) == 0:
+            self._send(text_reply(400, f"limit={limit_text!r}: give a number of rows, or all"))
+            return None
+        return int(offset_text), min(int(limit_text), cap)
 
     def _graph(self, params: dict[str, list[str]]) -> None:
         values = tuple((k, v[-1]) for k, v in sorted(params.items()))
@@ -301,19 +332,23 @@ class SparqlHandler(BaseHTTPRequestHandler):
             )
         return fmt
 
-    def _run(self, task: Task) -> None:
+    def _run(self, task: Task, next_page: str | None = None) -> None:
         """Answer a query from the result cache, or from a worker. The Server-Timing header
-        says where the time went: waiting for a worker, running in it, or a cache hit."""
+        says where the time went: waiting for a worker, running in it, or a cache hit. An
+        answer with more rows than it holds links to `next_page` (`Link: <…>; rel="next"`)."""
         timing: dict[str, float] = {}
         if task.kind == "sparql" and _CHANGING.search(task.text):
             reply = self.server.pool.run(task, timing=timing)  # a new answer every time
         else:
             key = (("kind", task.kind), ("text", task.text), ("fmt", task.fmt),
-                   ("rows", str(task.max_rows)), *task.params)
+                   ("rows", str(task.max_rows)), ("offset", str(task.offset)), *task.params)
             reply = self.server.results.get(key, lambda: self.server.pool.run(task,
                                                                               timing=timing))
         parts = [f"{name};dur={seconds * 1000:.1f}" for name, seconds in timing.items()]
-        self._send(reply, extra=(("Server-Timing", ", ".join(parts) or "cache;desc=hit"),))
+        extra = [("Server-Timing", ", ".join(parts) or "cache;desc=hit")]
+        if next_page is not None and ("X-Paperkg-Truncated", "true") in reply.headers:
+            extra.append(("Link", f'<{next_page}>; rel="next"'))
+        self._send(reply, extra=tuple(extra))
 
     def _split(self) -> tuple[str, dict[str, list[str]]]:
         parts = urllib.parse.urlsplit(self.path)

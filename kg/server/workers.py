@@ -54,6 +54,8 @@ class Task:
     params: tuple[tuple[str, str], ...] = ()
     fmt: str = "json"
     max_rows: int = 10_000
+    # A page of a named query's answer: the rows from `offset`, at most `max_rows` of them.
+    offset: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +87,9 @@ def execute(source: Any, task: Task) -> Reply:
         if task.kind == "named":
             from kg.query import run_named
 
-            result = run_named(source, task.text, dict(task.params), limit=task.max_rows)
+            params = dict(task.params)
+            result = run_named(source, task.text, params, limit=task.offset + task.max_rows)
+            result = result.skip(task.offset)
         else:
             from kg.query.remote import EndpointSource
             from kg.query.safety import check_query
@@ -95,6 +99,8 @@ def execute(source: Any, task: Task) -> Reply:
             result = source.query(task.text, limit=task.max_rows)
         fmt = ResultFormat(task.fmt)
         headers = [("X-Paperkg-Row-Cap", str(task.max_rows))]
+        if task.kind == "named":
+            headers.append(("X-Paperkg-Offset", str(task.offset)))
         if result.truncated:
             headers.append(("X-Paperkg-Truncated", "true"))
         return Reply(200, fmt.media_type, serialize(result, fmt), tuple(headers))
