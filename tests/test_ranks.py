@@ -123,9 +123,12 @@ BATCHES = [(None, 4, 20_000), (1, 2, 20_000), (3, 3, 40)]
 def test_the_named_queries_that_sort_by_rank_say_so() -> None:
     ranked = {q.name: q.ranked for q in queries.all_queries() if q.ranked is not None}
     assert sorted(ranked) == [
-        "acronyms", "code-links", "proposed-methods", "search", "top-concepts",
-        "vocabulary-matches",
+        "acronyms", "code-links", "papers-using", "proposed-methods", "search",
+        "top-concepts", "vocabulary-matches",
     ]
+    assert ranked["papers-using"] == queries.Ranked(
+        "paper", None, None, KG + "mentions", "papers", "c"
+    )
     assert ranked["code-links"].order == "papers"
     assert ranked["code-links"].role == "https://schema.org/codeRepository"
     assert ranked["proposed-methods"].role == KG + "proposes"
@@ -150,6 +153,38 @@ def test_a_ranked_query_gives_the_rows_of_a_plain_run(
     if name == "top-concepts" or (name == "search" and params["text"] == "a"):
         assert len(expected) == queries.get(name).ranked.limit  # type: ignore[union-attr]
     assert _rows(source, name, params) == expected
+    source.close()
+
+
+@pytest.mark.parametrize("batches", BATCHES, ids=["default", "small", "capped"])
+@pytest.mark.parametrize("limit", [1, 2, 5, 50])
+@pytest.mark.parametrize(
+    "params",
+    [{"concept": "GAN gan"}, {"concept": "diffusion DIFFUSION"}, {"concept": "x x"},
+     {"concept": "gan-3"}, {"concept": "gan gan", "role": "proposes"}, {"concept": "none such"}],
+)
+def test_the_first_rows_of_papers_linked_to_a_concept_come_from_a_walk(
+    store_dir: Path,
+    reference: Source,
+    params: dict[str, str],
+    limit: int,
+    batches: tuple[int | None, int, int],
+) -> None:
+    """`@ranked ?paper kg:mentions ?c` (papers-using): a row limit (a server's page) runs the
+    query on the first papers by rank that mention the concept's candidates; the rows are the
+    first rows of the whole answer, and `truncated` says whether more follow."""
+    source = open_source(store=store_dir)
+    assert isinstance(source, OxigraphSource) and source.ranks is not None
+    source.first_batch, source.growth, source.max_candidates = batches
+    runs: list[str] = []
+    run = source._run
+    source._run = lambda *a, **k: runs.append("run") or run(*a, **k)  # type: ignore[method-assign]
+    whole = _rows(reference, "papers-using", params)
+    result = run_named(source, "papers-using", params, limit=limit)
+    assert [[compact(term) for term in row] for row in result.rows] == whole[:limit]
+    assert result.truncated == (len(whole) > limit)
+    if params == {"concept": "GAN gan"}:
+        assert len(whole) == 22 and runs  # several papers, several concepts (case ties)
     source.close()
 
 

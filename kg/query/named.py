@@ -27,7 +27,10 @@ prefLabel) and ends with `LIMIT n`; `?type`, when bound, is a type `?c` must hav
 says the same of papers sorted by `DESC(?year) ?title ?paper` (newest first; the
 property is one every row's paper has). A source with a rank index (`kg.query.ranks`) then runs
 the query on the first concepts (papers) by rank, more until it has `n` rows, instead of on
-all of them; the rows are the same.
+all of them; the rows are the same. `@ranked ?paper property ?c` says every row's paper links
+to the label-matched concept `?c` by `property`; the query needs no LIMIT then: when the
+caller wants only the first rows (a server's page), the source runs it on the first papers
+by rank that link to the concept's candidates.
 
 >>> q = get("papers-using")
 >>> q.form, [p.name for p in q.params]
@@ -96,11 +99,12 @@ class Ranked:
 
     variable: str
     type_variable: str | None
-    limit: int
+    limit: int | None  # the query's LIMIT (None: only a caller's row limit makes a walk)
     # Concepts: a property every row links a paper to the concept by; papers: a property
-    # every row's paper has.
+    # every row's paper has (to the concept `link`, when given).
     role: str | None = None
     order: str = "concepts"  # or "papers" (see `kg.query.ranks.ORDERS`)
+    link: str | None = None  # papers: the label-matched concept variable `role` points at
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +204,12 @@ def parse(name: str, text: str) -> NamedQuery:
     for key in example:
         if key not in known:
             raise ValueError(f"{name}.rq: @example sets {key!r}, which is not a @param")
+    if ranked is not None and ranked.link is not None and not any(
+        p.kind is ParamKind.LABEL and p.target == ranked.link for p in params
+    ):
+        raise ValueError(
+            f"{name}.rq: @ranked names ?{ranked.link}: give it a label(?{ranked.link}) parameter"
+        )
     missing = [p.name for p in params if p.required and p.name not in example]
     if missing:
         raise ValueError(f"{name}.rq: @example must set the required {', '.join(missing)}")
@@ -242,6 +252,7 @@ def _parse_param(name: str, line: str) -> Param:
 
 _RANKED = re.compile(
     r"@ranked\s+\?(?P<var>\w+)(?:\s+\?(?P<type>\w+))?(?:\s+(?P<term><[^>]+>|\w+:\w+))?"
+    r"(?:\s+\?(?P<link>\w+))?"
 )
 _LIMIT = re.compile(r"\bLIMIT\s+(\d+)\s*$", re.IGNORECASE)
 
@@ -267,8 +278,11 @@ def _parse_ranked(name: str, line: str, text: str) -> Ranked:
         raise ValueError(f"{name}.rq: @ranked needs the query to sort by {wanted} first")
     if found[0] == "papers" and match["type"]:
         raise ValueError(f"{name}.rq: papers are ranked without a type: {line!r}")
+    link = match["link"]
+    if link and (found[0] != "papers" or not match["term"]):
+        raise ValueError(f"{name}.rq: only '@ranked ?paper property ?concept' names a concept")
     limit = _LIMIT.search(text.strip())
-    if not limit:
+    if not limit and not link:
         raise ValueError(f"{name}.rq: @ranked needs the query to end with LIMIT n")
     term = match["term"]
     if term and not term.startswith("<"):
@@ -277,7 +291,9 @@ def _parse_ranked(name: str, line: str, text: str) -> Ranked:
             raise ValueError(f"{name}.rq: unknown prefix in {term!r} (write <IRI>)")
         term = PREFIXES[prefix] + local
     role = term.strip("<>") if term else None
-    return Ranked(match["var"], match["type"], int(limit[1]), role, found[0])
+    return Ranked(
+        match["var"], match["type"], int(limit[1]) if limit else None, role, found[0], link
+    )
 
 
 def _parse_example(name: str, text: str) -> dict[str, str]:
@@ -326,4 +342,5 @@ def ranked_paper_properties() -> set[str]:
         q.ranked.role
         for q in all_queries()
         if q.ranked is not None and q.ranked.order == "papers" and q.ranked.role
+        and q.ranked.link is None  # linked to a concept: found from the store, not the index
     }

@@ -13,7 +13,7 @@ import pyoxigraph as ox
 
 from kg.errors import QueryError, StoreError
 from kg.query.labels import build_label_index, candidates, data_graphs, has_label_index
-from kg.query.named import ranked_paper_properties
+from kg.query.named import Ranked, ranked_paper_properties
 from kg.query.ranks import RANK_FILE, RankIndex
 from kg.query.result import QueryResult
 from kg.query.safety import check_query
@@ -86,9 +86,14 @@ class OxigraphSource(Source):
         ranked = hints.ranked if hints is not None else None
         usable = ranked is not None and self.ranks is not None and self.ranks.usable[ranked.order]
         try:
-            # A label narrows the query more than any walk: the walk is for the rest.
-            if hints is not None and usable and not candidates:
-                return self._run_ranked(sparql, form, terms, hints).cut(limit)
+            # A label narrows the query more than any walk over every concept or paper: that
+            # walk is for the rest. The first rows of papers linked to a label's concepts come
+            # from a walk over those papers.
+            if hints is not None and ranked is not None and usable and not candidates:
+                if ranked.limit is not None:
+                    return self._run_ranked(sparql, form, terms, hints).cut(limit)
+            if usable and limit is not None and ranked is not None and ranked.link in candidates:
+                return self._run_linked(sparql, form, terms, candidates, ranked, limit)
             return _oxigraph_result(self._run(sparql, terms, candidates), form, limit)
         except OSError as exc:
             raise StoreError(f"{self.description}: the store failed: {exc}") from exc
@@ -119,6 +124,7 @@ class OxigraphSource(Source):
         rows: its rows come in rank order, so those are its first rows over all of them."""
         assert self.ranks is not None and hints.ranked is not None
         ranks, ranked = self.ranks, hints.ranked
+        assert ranked.limit is not None
         type_term = terms.get(ranked.type_variable) if ranked.type_variable else None
         type_iri = type_term.value if isinstance(type_term, ox.NamedNode) else None
         contains = hints.contains.get(ranked.variable)
@@ -139,6 +145,40 @@ class OxigraphSource(Source):
             result = _oxigraph_result(answer, form, None)
             if len(result.rows) >= ranked.limit or wanted is None or len(batch) < wanted:
                 return result
+            size *= self.growth
+
+    def _run_linked(
+        self,
+        sparql: str,
+        form: str,
+        terms: Mapping[str, Term],
+        candidates: dict[str, list[str]],
+        ranked: Ranked,
+        limit: int,
+    ) -> QueryResult:
+        """The first `limit` rows of a query whose rows come in paper rank order, every row's
+        paper linked by `ranked.role` to a candidate of `ranked.link`: run on the first such
+        papers by rank (`limit` + 1 of them, then `growth` times more until it has more than
+        `limit` rows or ran on all). Rows of later papers sort after theirs, so those are the
+        query's first rows, and whether more follow is known."""
+        assert self.ranks is not None and ranked.role is not None and ranked.link is not None
+        role = ox.NamedNode(ranked.role)
+        linked = {
+            quad.subject.value
+            for concept in candidates[ranked.link]
+            for quad in self.store.quads_for_pattern(None, role, ox.NamedNode(concept[1:-1]))
+            if isinstance(quad.subject, ox.NamedNode)
+        }
+        ranks = self.ranks.paper_ranks(linked)
+        if len(ranks) < len(linked):  # a linked subject that is no ranked paper: no order
+            return _oxigraph_result(self._run(sparql, terms, candidates), form, limit)
+        papers = sorted(linked, key=ranks.__getitem__)
+        size = self.first_batch or limit + 1
+        while True:
+            batch = {**candidates, ranked.variable: _iris(papers[:size])}
+            result = _oxigraph_result(self._run(sparql, terms, batch), form, None)
+            if len(result.rows) > limit or size >= len(papers):
+                return result.cut(limit)
             size *= self.growth
 
     def _run(

@@ -210,6 +210,17 @@ class RankIndex:
             args.append(str(limit))
         return [iri for (iri,) in self.db.execute(sql, args)]
 
+    def paper_ranks(self, iris: Iterable[str]) -> dict[str, int]:
+        """IRI -> rank of those of `iris` that are ranked papers."""
+        found: dict[str, int] = {}
+        listed = list(iris)
+        for start in range(0, len(listed), 500):
+            chunk = listed[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT iri, rank FROM paper WHERE iri IN ({marks})"
+            found.update(self.db.execute(sql, chunk))
+        return found
+
     def ranked(
         self,
         limit: int | None,
