@@ -89,9 +89,9 @@ class OxigraphSource(Source):
             # A label narrows the query more than any walk over every concept or paper: that
             # walk is for the rest. The first rows of papers linked to a label's concepts come
             # from a walk over those papers.
-            if hints is not None and ranked is not None and usable and not candidates:
-                if ranked.limit is not None:
-                    return self._run_ranked(sparql, form, terms, hints).cut(limit)
+            walk = ranked is not None and ranked.limit is not None
+            if hints is not None and walk and usable and not candidates:
+                return self._run_ranked(sparql, form, terms, hints).cut(limit)
             if usable and limit is not None and ranked is not None and ranked.link in candidates:
                 return self._run_linked(sparql, form, terms, candidates, ranked, limit)
             return _oxigraph_result(self._run(sparql, terms, candidates), form, limit)
