@@ -16,7 +16,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from pyoxigraph import Triple
@@ -53,6 +53,9 @@ ProgressCallback = Callable[[int], None]
 
 # Below this many papers, worker start-up (loading spaCy in each) costs more than it saves.
 PARALLEL_THRESHOLD = 400
+
+# Papers whose extraction records are read from the parse cache at once.
+CACHE_READ_BATCH = 2048
 
 
 def default_processes(n_papers: int) -> int:
@@ -103,13 +106,17 @@ def extract_corpus(
     folder = str(cache) if cache is not None else None
     results: dict[str, Extraction] = {}
     if folder is not None:  # papers whose records the cache has need no worker at all
-        reused = cached_extractions(todo, config, folder)
-        for i in sorted(reused):
-            results[todo[i].id] = reused[i]
-        counts.add(PartitionResult(tuple(reused.values()), reused=len(reused)))
-        if progress is not None and reused:
-            progress(len(reused))
-        todo = [p for i, p in enumerate(todo) if i not in reused]
+        missing: list[Paper] = []
+        # In slices: a slice's records are decoded JSON until they become Extractions.
+        for batch in _batched(todo, CACHE_READ_BATCH):
+            reused = cached_extractions(batch, config, folder)
+            for i in sorted(reused):
+                results[batch[i].id] = reused[i]
+            counts.add(PartitionResult(tuple(reused.values()), reused=len(reused)))
+            if progress is not None and reused:
+                progress(len(reused))
+            missing += [p for i, p in enumerate(batch) if i not in reused]
+        todo = missing
     processes = default_processes(len(todo)) if n_process is None else n_process
     if dask is not None:
         stream: Iterable[PartitionResult] = extract_on_dask(todo, dask, config=config,
@@ -278,8 +285,10 @@ def run_build(
     report = IngestReport()
     input_list = [str(i) for i in inputs]
     with stages.stage("reading") as done:
-        papers = list(read_papers(input_list, report=report, strict=strict, limits=limits,
-                                  input_format=input_format))
+        # A record's other fields (`Paper.extra`) are never written to the graph: not kept.
+        papers = [replace(p, extra=()) if p.extra else p
+                  for p in read_papers(input_list, report=report, strict=strict, limits=limits,
+                                       input_format=input_format)]
         with_abstract = sum(1 for p in papers if p.abstract)
         done.append(f"{len(papers)} papers, {with_abstract} with an abstract, "
                     f"{len(report.skipped)} skipped")
@@ -297,6 +306,10 @@ def run_build(
     with stages.stage("canonicalisation and linking") as done:
         corpus = link_corpus(papers, extractions, fixes)
         corpus.skipped = list(report.skipped)
+        # The graph needs of the extractions only the URLs found in the texts: the mentions
+        # that no link or relation kept go now.
+        corpus.extractions = urls_only(extractions)
+        del extractions
         done.append(f"{len(corpus.concepts)} concepts, {len(corpus.links)} links")
     shards_path = Path(shards_dir) if shards_dir is not None else shards_folder(output)
     with ExitStack() as closing:
@@ -349,6 +362,12 @@ def run_build(
         warnings=list(corpus.warnings),
         extraction=counts,
     )
+
+
+def urls_only(extractions: dict[str, Extraction]) -> dict[str, Extraction]:
+    """The extractions that found URLs, holding only those (all `kg.rdf` reads of them)."""
+    return {paper_id: Extraction(paper_id, urls=e.urls)
+            for paper_id, e in extractions.items() if e.urls}
 
 
 def shards_folder(output: Path) -> Path:

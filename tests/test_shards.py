@@ -38,6 +38,39 @@ def test_a_lazy_block_is_made_only_when_iterated() -> None:
         buf.add_lazy_block("https://example.org/a", make, "x", "y")
 
 
+def test_lazy_ranges_are_made_one_at_a_time_in_subject_order() -> None:
+    made: list[str] = []
+
+    def make(prefix: str, *names: str) -> list[tuple[str, list[Triple]]]:
+        made.append(prefix)
+        return [(prefix + n, [Triple(NamedNode(prefix + n), P, Literal(n))]) for n in names]
+
+    base = "https://example.org/paper/"
+    buf = TripleBuffer()
+    # "a-2" sorts between "a" and "a/...": the ranges interleave with the buffer's subjects.
+    buf.add_lazy_range(base + "a/", make, base + "a/", "z", "b")
+    buf.add_lazy_range(base + "a-2/", make, base + "a-2/", "x")
+    buf.add(base + "a", P, Literal("paper"), "paper")
+    buf.add(base + "a-2", P, Literal("paper"), "paper")
+    buf.add(base + "b", P, Literal("paper"), "paper")
+    buf.add(base + "a/z", P, Literal("z"), "z")  # also in a range: the buffer's block wins
+    assert made == []
+    stream = buf.iter_triples()
+    assert next(stream).subject.value == base + "a"  # type: ignore[union-attr]
+    assert made == [base + "a-2/"]  # the merge looks one range ahead, no further
+    assert next(stream).subject.value == base + "a-2"  # type: ignore[union-attr]
+    rest = [t.subject.value for t in stream]  # type: ignore[union-attr]
+    assert rest == [base + s for s in ("a-2/x", "a/b", "a/z", "b")]
+    assert made == [base + "a-2/", base + "a/"]
+
+
+def test_a_lazy_range_refuses_a_subject_outside_its_prefix() -> None:
+    buf = TripleBuffer()
+    buf.add_lazy_range("https://example.org/a/", lambda: [("https://example.org/b", [])])
+    with pytest.raises(ValueError, match="outside its range"):
+        list(buf.iter_triples())
+
+
 def _triples(path: Path, fmt: ox.RdfFormat) -> set[ox.Triple]:
     return {q.triple for q in ox.parse(path=str(path), format=fmt)}  # type: ignore[union-attr]
 

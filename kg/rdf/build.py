@@ -21,7 +21,7 @@ from kg import __version__
 from kg.errors import InputError, KGError
 from kg.namespaces import DEFAULT_BASE
 from kg.rdf import terms as t
-from kg.rdf.canonical import TripleBuffer
+from kg.rdf.canonical import Block, TripleBuffer
 from kg.rdf.decisions import add_decision_triples
 from kg.rdf.iris import Iris, paper_key
 from kg.rdf.links import add_vocabulary_links
@@ -105,7 +105,6 @@ class _GraphBuilder:
         self.concept_node = {iri: NamedNode(iri) for iri in self.concept_iri.values()}
         self.extractors: dict[str, tuple[str, NamedNode]] = {}
         self.integers: dict[int, Literal] = {}
-        self.sentence_node: dict[str, NamedNode] = {}
 
     def build(self) -> None:
         links = self._merge_links()
@@ -294,10 +293,28 @@ class _GraphBuilder:
     # -- evidence -------------------------------------------------------------------------
 
     def _evidence(self, links: dict[tuple[str, str], _MergedLink]) -> None:
-        # (paper, span) -> concept -> mentions: one evidence node per span and concept.
-        claims: dict[tuple[str, Span], dict[str, list[Mention]]] = defaultdict(dict)
+        """Each paper's evidence and sentence nodes (the bulk of the graph) as one lazy range
+        of the buffer: made from the paper's merged links only when the writer reaches the
+        paper's IRI, so they are never all held at once."""
+        by_paper: dict[str, list[tuple[str, _MergedLink]]] = defaultdict(list)
+        names: set[str] = set()
         for (key, concept_key), link in links.items():
+            by_paper[key].append((concept_key, link))
             paper = self.papers[key]
+            names.update(m.extractor for m in link.mentions if not _mention_problem(paper, m))
+        for name in sorted(names):  # the extractors' own triples now, with the other subjects
+            self._extractor(name)
+        for key, paper_links in by_paper.items():
+            self.out.add_lazy_range(self.paper_iri[key] + "/", self._paper_evidence, key,
+                                    paper_links)
+
+    def _paper_evidence(
+        self, key: str, links: list[tuple[str, _MergedLink]]
+    ) -> list[tuple[str, Block]]:
+        """One paper's evidence nodes, one per span and concept, and their sentences' nodes."""
+        paper = self.papers[key]
+        claims: dict[Span, dict[str, list[Mention]]] = defaultdict(dict)
+        for concept_key, link in links:
             for mention in link.mentions:
                 problem = _mention_problem(paper, mention)
                 if problem:
@@ -307,42 +324,45 @@ class _GraphBuilder:
                         mention.span.start, mention.span.end, problem,
                     )  # fmt: skip
                     continue
-                claims[key, mention.span].setdefault(concept_key, []).append(mention)
-        for (key, span), by_concept in claims.items():
+                claims[mention.span].setdefault(concept_key, []).append(mention)
+        blocks: list[tuple[str, Block]] = []
+        sentences: dict[str, NamedNode] = {}
+        for span, by_concept in claims.items():
             shared = len(by_concept) > 1
             for concept_key, mentions in by_concept.items():
                 concept = self.concept_iri[concept_key]
                 suffix = concept.rpartition("/")[2] if shared else ""
-                self._one_evidence(key, span, concept, mentions, suffix)
+                self._one_evidence(key, span, concept, mentions, suffix, sentences, blocks)
+        return blocks
 
     def _one_evidence(
-        self, key: str, span: Span, concept: str, mentions: list[Mention], suffix: str
+        self, key: str, span: Span, concept: str, mentions: list[Mention], suffix: str,
+        sentences: dict[str, NamedNode], blocks: list[tuple[str, Block]],
     ) -> None:
-        """One evidence node (and its sentence's, the first time): the bulk of the graph, so
-        its Triples are made here, directly in canonical order (a test checks the order)."""
+        """One evidence node (and its sentence's, the first time): its Triples are made
+        directly in canonical order (a test checks the order), when the writer takes them."""
         paper_iri = self.paper_iri[key]
         first = mentions[0] if len(mentions) == 1 else min(mentions, key=_evidence_order)
         where = first.sentence
         sentence = Iris.sentence(paper_iri, where)
-        sentence_node = self.sentence_node.get(sentence)
+        sentence_node = sentences.get(sentence)
         new_sentence = sentence_node is None
         if sentence_node is None:
-            sentence_node = self.sentence_node[sentence] = NamedNode(sentence)
+            sentence_node = sentences[sentence] = NamedNode(sentence)
         if len(mentions) == 1:
             agents = [self._extractor(first.extractor)[1]]
         else:
             agents = [n for _, n in sorted({self._extractor(m.extractor) for m in mentions})]
         evidence = Iris.evidence(paper_iri, span, suffix)
-        self.out.add_lazy_block(
-            evidence, _evidence_block, evidence, tuple(agents), self.concept_node[concept],
-            self._integer(span.end), t.FIELD_LITERAL[span.field], sentence_node,
-            self.paper_node[key], t.ROLE_PROPERTY[first.role], self._integer(span.start),
-            first.text)
+        blocks.append((evidence, (_evidence_block, (
+            evidence, tuple(agents), self.concept_node[concept], self._integer(span.end),
+            t.FIELD_LITERAL[span.field], sentence_node, self.paper_node[key],
+            t.ROLE_PROPERTY[first.role], self._integer(span.start), first.text))))
         if new_sentence:
             text = self.papers[key].text(where.field)[where.start : where.end]
-            self.out.add_lazy_block(
-                sentence, _sentence_block, sentence_node, self._integer(where.end),
-                t.FIELD_LITERAL[where.field], self._integer(where.start), text)
+            blocks.append((sentence, (_sentence_block, (
+                sentence_node, self._integer(where.end), t.FIELD_LITERAL[where.field],
+                self._integer(where.start), text))))
 
     def _integer(self, value: int) -> Literal:
         """An xsd:integer literal of an offset (offsets repeat: cached)."""

@@ -23,6 +23,7 @@ over millions of triples, and `Triple`s are only created for the final, deduplic
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
 from typing import Any
@@ -40,6 +41,12 @@ _SORT_KEY = itemgetter(0, 1)
 BlockMaker = Callable[..., list[Triple]]
 """Makes a subject's triples, in canonical order, from a few plain arguments."""
 
+Block = list[Triple] | tuple[BlockMaker, tuple[Any, ...]]
+"""A whole subject's triples: ready, or the function and arguments that make them."""
+
+RangeMaker = Callable[..., list[tuple[str, Block]]]
+"""Makes the blocks of every subject under one IRI prefix, as (subject, block) pairs."""
+
 
 def predicate_key(predicate: NamedNode) -> str:
     """The predicate's sort key: rdf:type sorts first (empty key), the rest by IRI."""
@@ -53,7 +60,10 @@ class TripleBuffer:
         self._subjects: dict[str, list[Entry]] = {}
         # Whole subjects added in canonical order (evidence, sentences): ready Triples, or
         # the function and arguments that make them when they are written.
-        self._blocks: dict[str, list[Triple] | tuple[BlockMaker, tuple[Any, ...]]] = {}
+        self._blocks: dict[str, Block] = {}
+        # Whole IRI ranges (every subject under a prefix) made only when the buffer is
+        # iterated: (prefix, maker, its arguments).
+        self._ranges: list[tuple[str, RangeMaker, tuple[Any, ...]]] = []
         self._pkeys: dict[NamedNode, str] = {}
 
     def add(self, subject: str, predicate: NamedNode, obj: Object, okey: str) -> None:
@@ -87,6 +97,16 @@ class TripleBuffer:
             raise ValueError(f"{subject} has triples already; a block must hold them all")
         self._blocks[subject] = (make, args)
 
+    def add_lazy_range(self, prefix: str, make: RangeMaker, *args: Any) -> None:
+        """Blocks of subjects that all start with `prefix`, made by `make(*args)` only when the
+        iteration comes near `prefix`: a large graph's bulk (a paper's evidence and sentence
+        nodes) then waits as the few arguments its maker needs, and the writer holds one
+        range's blocks at a time (and the next one's, made when the last was taken). No
+        prefix may start another (e.g. a paper IRI + "/"). A subject also added to the
+        buffer itself is written from the buffer (the range's block of it must hold the
+        same triples); `__contains__` does not see a range's subjects."""
+        self._ranges.append((prefix, make, args))
+
     def __contains__(self, subject: str) -> bool:
         return subject in self._subjects or subject in self._blocks
 
@@ -108,8 +128,15 @@ class TripleBuffer:
     def iter_triples(self) -> Iterator[Triple]:
         """Every triple, deduplicated, in canonical order, made as they are consumed."""
         subjects, blocks = self._subjects, self._blocks
-        for subject in sorted(subjects.keys() | blocks.keys()):
-            ready = blocks.get(subject)
+        own = ((subject, None) for subject in sorted(subjects.keys() | blocks.keys()))
+        merged: Iterable[tuple[str, Block | None]] = (
+            heapq.merge(own, self._range_blocks(), key=_FIRST) if self._ranges else own)
+        last = None
+        for subject, ranged in merged:
+            if subject == last:  # a range's block of a subject the buffer holds (it came first)
+                continue
+            last = subject
+            ready = blocks.get(subject) if ranged is None else ranged
             if ready is not None:
                 if isinstance(ready, tuple):
                     make, args = ready
@@ -125,3 +152,18 @@ class TripleBuffer:
                 if okey != last_o or pkey != last_p:  # equal keys: one triple added twice
                     yield Triple(node, predicate, obj)
                     last_p, last_o = pkey, okey
+
+    def _range_blocks(self) -> Iterator[tuple[str, Block]]:
+        """The ranges' (subject, block) pairs in subject order: ranges by prefix (no prefix
+        starts another, so each range's subjects sort together), each range sorted when made."""
+        self._ranges.sort(key=_FIRST)
+        for prefix, make, args in self._ranges:
+            made = make(*args)
+            made.sort(key=_FIRST)
+            for subject, _ in made:
+                if not subject.startswith(prefix):
+                    raise ValueError(f"{subject} is outside its range {prefix}")
+            yield from made
+
+
+_FIRST = itemgetter(0)
