@@ -30,11 +30,13 @@ from typing import Any
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
-from kg.rdf.terms import RDF_TYPE
+from kg.rdf.terms import RDF_TYPE, Deferred
 
 Object = NamedNode | Literal
+# An object, or how to make it from its key (`kg.rdf.terms.str_term`, `iri_term`).
+Term = Object | Deferred
 # (predicate key, object key, predicate, object): the keys give the canonical order.
-Entry = tuple[str, str, NamedNode, Object]
+Entry = tuple[str, str, NamedNode, Term]
 
 _SORT_KEY = itemgetter(0, 1)
 
@@ -66,7 +68,7 @@ class TripleBuffer:
         self._ranges: list[tuple[str, RangeMaker, tuple[Any, ...]]] = []
         self._pkeys: dict[NamedNode, str] = {}
 
-    def add(self, subject: str, predicate: NamedNode, obj: Object, okey: str) -> None:
+    def add(self, subject: str, predicate: NamedNode, obj: Term, okey: str) -> None:
         """Add one triple; `okey` is the object's lexical value (its sort key)."""
         pkey = self._pkeys.get(predicate)
         if pkey is None:
@@ -150,7 +152,8 @@ class TripleBuffer:
             last_p = last_o = None
             for pkey, okey, predicate, obj in block:
                 if okey != last_o or pkey != last_p:  # equal keys: one triple added twice
-                    yield Triple(node, predicate, obj)
+                    yield Triple(node, predicate,
+                                 obj.make(okey) if isinstance(obj, Deferred) else obj)
                     last_p, last_o = pkey, okey
 
     def _range_blocks(self) -> Iterator[tuple[str, Block]]:

@@ -7,6 +7,8 @@ these module constants avoids re-validating IRIs for every triple.
 
 from __future__ import annotations
 
+from enum import Enum
+
 from pyoxigraph import Literal, NamedNode
 
 from kg.namespaces import (
@@ -99,9 +101,22 @@ ROLE_PROPERTY: dict[Role, NamedNode] = {r: _kg(KG[r.value]) for r in Role}
 FIELD_LITERAL: dict[Field, Literal] = {f: Literal(f.value) for f in Field}
 
 
-def str_term(value: str) -> tuple[Literal, str]:
-    """A plain string literal, with its sort key."""
-    return Literal(value), value
+class Deferred(Enum):
+    """An object a `TripleBuffer` makes from its sort key only when it writes the triple: a
+    large graph's labels and texts then wait as the plain strings the corpus holds anyway,
+    not as a second copy inside a pyoxigraph term."""
+
+    PLAIN = "plain literal"
+    IRI = "named node"
+
+    def make(self, key: str) -> Literal | NamedNode:
+        return Literal(key) if self is Deferred.PLAIN else NamedNode(key)
+
+
+def str_term(value: str) -> tuple[Deferred, str]:
+    """A plain string literal, with its sort key (checked now: a bad value raises here)."""
+    Literal(value)
+    return Deferred.PLAIN, value
 
 
 def int_term(value: int) -> tuple[Literal, str]:
@@ -110,6 +125,7 @@ def int_term(value: int) -> tuple[Literal, str]:
     return Literal(text, datatype=XSD_INTEGER), text
 
 
-def iri_term(value: str) -> tuple[NamedNode, str]:
-    """A named node, with its sort key."""
-    return NamedNode(value), value
+def iri_term(value: str) -> tuple[Deferred, str]:
+    """A named node, with its sort key (checked now: a bad IRI raises here)."""
+    NamedNode(value)
+    return Deferred.IRI, value
