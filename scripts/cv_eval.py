@@ -3,8 +3,9 @@
     python scripts/cv_eval.py [--ablation] [--errors] [--gold-dir ../shared/data]
 
 Prints candidate recall, then a table per decision setting: the rules alone and the learned
-decisions (leave-one-conference-file-out), over all 139 gold abstracts and dev2 alone.
-`--ablation` adds the learned decisions with only the rules' verdicts as features, and
+decisions (8 folds grouped by conference file), over all 139 gold abstracts and dev2 alone.
+`--ablation` adds the learned decisions with the other number of acceptance stages
+(`kg.train.decisions.SECOND_STAGE`), with only the rules' verdicts as features, and
 without each family of feature groups (`--ablation-folds`, default 4, to keep its cost at
 about a quarter hour); `--errors` the ten most frequent remaining error kinds.
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 from kg.eval.cv import (
     candidate_recall,
     error_kinds,
+    gold_examples,
     learned_decider,
     load_gold_sets,
     parse_gold,
@@ -28,6 +30,7 @@ from kg.eval.cv import (
 from kg.eval.graph import Report
 from kg.extract.extractor import _default_gazetteer
 from kg.extract.features import FEATURE_GROUPS, FEATURE_NAMES
+from kg.train.decisions import SECOND_STAGE
 
 ROOT = Path(__file__).resolve().parents[1]
 # Families of feature groups the ablation drops one at a time.
@@ -82,13 +85,18 @@ def main() -> int:
     if args.ablation:
         k = args.ablation_folds
         print(f"ablation ({k} grouped folds):")
-        rows = [("learned, all features", FEATURE_NAMES),
-                ("learned, rules' verdicts only", FEATURE_GROUPS["rules"])]
+        rows = [("learned, all features", FEATURE_NAMES, SECOND_STAGE),
+                (f"  {'one stage' if SECOND_STAGE else 'two stages'} of acceptance",
+                 FEATURE_NAMES, not SECOND_STAGE),
+                ("learned, rules' verdicts only", FEATURE_GROUPS["rules"], SECOND_STAGE)]
         for family, groups in ABLATION.items():
             dropped = {n for g in groups for n in FEATURE_GROUPS[g]}
-            rows.append((f"  without {family}", [n for n in FEATURE_NAMES if n not in dropped]))
-        for name, names in rows:
-            decide = learned_decider(sets, parsed, lookup, names)
+            rows.append((f"  without {family}", [n for n in FEATURE_NAMES if n not in dropped],
+                         SECOND_STAGE))
+        examples = gold_examples(sets, parsed, lookup)
+        for name, names, stack in rows:
+            decide = learned_decider(sets, parsed, lookup, names, examples=examples,
+                                     stack=stack)
             print(_row(name, score(sets, parsed, decide, k=k)), flush=True)
     if args.errors and learned is not None:
         print("\nmost frequent remaining errors (learned, all 139):")

@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kg.eval.cv import examples_of, load_gold_sets, parse_gold
+from kg.eval.cv import gold_examples, load_gold_sets, parse_gold
 from kg.extract.extractor import _default_gazetteer
 from kg.extract.features import FEATURE_NAMES
 from kg.train.decisions import train, write_model
@@ -29,8 +29,8 @@ def main() -> int:
     sets = load_gold_sets(Path(args.gold_dir))
     parsed = parse_gold(sets, Path(args.cache))
     lookup = _default_gazetteer().lookup
-    examples = [e for s in sets for p in s.papers
-                for e in examples_of(parsed[p.id], s.gold_of[p.id], lookup)]
+    examples = [e for per_paper in gold_examples(sets, parsed, lookup).values()
+                for e in per_paper]
     names = " + ".join(f"{s.name} ({len(s.papers)} abstracts)" for s in sets)
     model = train(examples, FEATURE_NAMES, trained_on=names)
     write_model(model, args.output)

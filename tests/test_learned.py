@@ -11,13 +11,22 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import kg
 from kg.errors import ModelError
-from kg.eval.cv import GoldSet, error_kinds, folds, merge
+from kg.eval.cv import GoldSet, error_kinds, folds, merge, parse_modules
 from kg.eval.graph import Report
+from kg.extract.assemble import paper_best
 from kg.extract.candidates import Occurrence
-from kg.extract.decisions import AcceptReason, CandidateGroup, acceptance
+from kg.extract.decisions import AcceptReason, CandidateGroup, DecisionThresholds, acceptance
 from kg.extract.features import FEATURE_GROUPS, FEATURE_NAMES
-from kg.extract.learned import DecisionModel, TreeEnsemble
+from kg.extract.learned import (
+    STACK_NAMES,
+    Decision,
+    DecisionModel,
+    TreeEnsemble,
+    add_stack_features,
+    stack_features,
+)
 from kg.extract.terms import Term
 from kg.normalize import norm_key
 from kg.train.decisions import Example, export_ensemble, train, write_model
@@ -53,6 +62,8 @@ def _examples() -> list[Example]:
             ctypes=((ConceptType.METHOD,) if i % 4 else (ConceptType.DATASET, ConceptType.TASK))
             if matched else (),
             proposes=i % 5 == 0,
+            paper=f"p{i // 10}", group=f"g{i // 40}", key=f"k{i % 10}",
+            spans=(("abstract", i % 10, i % 10 + 2),),
         ))
     return out
 
@@ -71,7 +82,7 @@ def test_retraining_writes_the_same_bytes(tmp_path: Path) -> None:
 def test_the_shipped_model_loads_and_uses_known_features() -> None:
     model = DecisionModel.load()
     for ensemble in model.ensembles:
-        assert set(ensemble.features) <= set(FEATURE_NAMES)
+        assert set(ensemble.features) <= set(FEATURE_NAMES) | set(STACK_NAMES)
     assert ConceptType.METHOD in model.types and ConceptType.DATASET in model.types
     [decision] = model.decide([dict.fromkeys(FEATURE_NAMES, 0.0)])
     assert 0.0 <= decision.accept <= 1.0 and 0.0 <= decision.proposes <= 1.0
@@ -131,3 +142,55 @@ def _group(label: str, kind: str, count: int = 1) -> CandidateGroup:
 def test_rule_acceptance_reasons(label: str, kind: str, count: int,
                                  reason: AcceptReason | None) -> None:
     assert acceptance(_group(label, kind, count), lambda _: ()) is reason
+
+
+def test_cv_parse_cache_hashes_only_what_parsing_runs() -> None:
+    names = {p.name for p in parse_modules(Path(kg.__file__).parent / "extract")}
+    assert {"candidates.py", "subspans.py", "terms.py", "extractor.py", "nlp.py"} <= names
+    assert not names & {"features.py", "contribution.py", "learned.py", "assemble.py",
+                        "decisions.py"}
+
+
+def test_a_paper_proposes_its_best_candidate_only_when_none_passes() -> None:
+    def decided(*probs: float) -> dict[str, Decision]:
+        return {f"k{i}": Decision(0.9, ConceptType.METHOD, p) for i, p in enumerate(probs)}
+
+    on = DecisionThresholds(paper_best=0.2)
+    assert paper_best(decided(0.1, 0.3), ["k0", "k1"], on) == "k1"
+    assert paper_best(decided(0.1, 0.6), ["k0", "k1"], on) is None  # one passes already
+    assert paper_best(decided(0.1, 0.15), ["k0", "k1"], on) is None  # too unlikely
+    assert paper_best(decided(0.1, 0.3), ["k0"], on) is None  # only accepted keys count
+    assert paper_best(decided(0.1, 0.3), ["k0", "k1"], DecisionThresholds()) is None  # off
+
+
+def test_stack_features_see_the_groups_a_candidate_nests_in() -> None:
+    spans = {
+        "markov decision process": [("abstract", 10, 33)],
+        "markov decision": [("abstract", 10, 25)],
+        "decision process": [("abstract", 17, 33), ("abstract", 60, 76)],
+        "policy": [("title", 0, 6)],
+    }
+    probs = {"markov decision process": 0.9, "markov decision": 0.4,
+             "decision process": 0.3, "policy": 0.6}
+    f = stack_features(spans, probs)
+    assert f["markov decision"]["stack_outer"] == 0.9
+    assert f["markov decision"]["stack_cross"] == 0.3  # "markov [decision] process"
+    assert f["markov decision process"]["stack_inner"] == 0.4
+    assert f["markov decision process"]["stack_outer"] == 0.0
+    assert f["policy"]["stack_outer"] == f["policy"]["stack_cross"] == 0.0  # another field
+    assert [f[k]["stack_rank"] for k in ("markov decision process", "policy")] == [0.0, 0.25]
+
+
+def test_a_second_stage_of_acceptance_is_trained_and_used() -> None:
+    examples = _examples()
+    data = train(examples, ["count", "kind_name"], stack=True)
+    assert data == train(examples, ["count", "kind_name"], stack=True)  # deterministic
+    model = DecisionModel.from_json(data)
+    assert model.accept2 is not None and set(STACK_NAMES) <= set(model.accept2.features)
+    assert "accept2" not in train(examples, ["count", "kind_name"], stack=False)
+    rows = [{"count": 1.0, "kind_name": 1.0}, {"count": 1.0, "kind_name": 0.0}]
+    papers = [{"a": rows[0], "b": rows[1]}]
+    add_stack_features(model, papers, [{"a": [("abstract", 0, 5)], "b": [("abstract", 2, 4)]}])
+    assert papers[0]["b"]["stack_outer"] == papers[0]["a"]["stack_own"]
+    [named, unnamed] = model.decide(rows)
+    assert named.accept > 0.5 > unnamed.accept

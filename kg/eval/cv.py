@@ -14,22 +14,30 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
 from kg.canon.concepts import canonicalise
 from kg.eval.graph import GoldPaper, Report, evaluate, load_gold, predictions_from_corpus
 from kg.eval.graph import _align as align
-from kg.extract.assemble import ParsedField, decide_papers, group_candidates, paper_features
+from kg.extract.assemble import (
+    ParsedField,
+    decide_papers,
+    group_candidates,
+    group_spans,
+    paper_features,
+)
+from kg.extract.cache import CacheView, open_cache, pipeline_versions
 from kg.extract.decisions import DEFAULT_THRESHOLDS, DecisionThresholds
 from kg.extract.extractor import ExtractorConfig, _default_gazetteer, cached_extractor
 from kg.extract.learned import DecisionModel
 from kg.ingest import read_papers
 from kg.normalize import norm_key
-from kg.train.decisions import Example, train
+from kg.train.decisions import SECOND_STAGE, Example, train
 from kg.types import ConceptType, Corpus, Extraction, Field, Mention, Paper
 
 SAMPLE_GROUP = "iclr2025"
@@ -76,11 +84,32 @@ class ParsedGold:
     extraction: Extraction  # without mentions and relations
 
 
+# What parsing runs (`Extractor.parse`): these modules and everything they import inside
+# `kg.extract`; `extractor.py` counts as itself only (its imports include the decisions).
+_PARSE_ROOTS = ("candidates", "textfix", "nlp")
+_IMPORT = re.compile(r"^from kg\.extract\.(\w+) import|^import kg\.extract\.(\w+)", re.M)
+
+
+def parse_modules(extract: Path) -> list[Path]:
+    """The source files of `kg.extract` whose change can change what parsing makes (the
+    decision modules, such as features and the learned model, are not among them)."""
+    todo, seen = list(_PARSE_ROOTS), {"extractor"}
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        text = (extract / f"{name}.py").read_text(encoding="utf-8")
+        todo += [a or b for a, b in _IMPORT.findall(text)]
+    return sorted(extract / f"{name}.py" for name in seen)
+
+
 def _source_hash() -> str:
-    """Changes whenever extraction's code or shipped data changes (then the cache is stale)."""
+    """Changes whenever parsing's code or shipped data changes (then the cache is stale); a
+    change to the decisions alone (features, training) keeps the parses."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
-    for path in sorted([*(root / "extract").glob("*.py"), *(root / "data").glob("*.gz")]):
+    for path in [*parse_modules(root / "extract"), *sorted((root / "data").glob("*.gz"))]:
         if path.name != "decisions.json.gz":
             digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()[:16]
@@ -95,11 +124,16 @@ def parse_gold(sets: Sequence[GoldSet], cache_dir: Path | None = None) -> dict[s
     if cache is not None and cache.exists():
         loaded: dict[str, ParsedGold] = pickle.loads(cache.read_bytes())
         return loaded
-    extractor = cached_extractor(ExtractorConfig(learned=False))
+    config = ExtractorConfig(learned=False)
+    extractor = cached_extractor(config)
+    # spaCy's parses and the recogniser's spans go into the build's parse cache in the same
+    # folder, so a change to the candidate rules re-collects without re-parsing.
+    view = (CacheView(open_cache(cache_dir), *pipeline_versions(config))
+            if cache_dir is not None else None)
     parsed: dict[str, ParsedGold] = {}
     for start in range(0, len(papers), 32):
         chunk = papers[start:start + 32]
-        for paper, pp in zip(chunk, extractor.parse(chunk), strict=True):
+        for paper, pp in zip(chunk, extractor.parse(chunk, cache=view), strict=True):
             parsed[paper.id] = ParsedGold(
                 pp.original, pp.fields,
                 Extraction(paper.id, (), pp.acronyms, pp.urls, pp.sentences, ()))
@@ -124,6 +158,7 @@ def examples_of(parsed: ParsedGold, gold: GoldPaper, lookup: Callable[[str], Any
     """The training examples of one gold paper: each candidate group with its gold answer."""
     cands = group_candidates(parsed.fields)
     feats = paper_features(cands, parsed.fields, lookup, model_runs=True)
+    spans = group_spans(cands)
     out = []
     for key, group in cands.groups.items():
         keys = group_keys(group)
@@ -136,6 +171,8 @@ def examples_of(parsed: ParsedGold, gold: GoldPaper, lookup: Callable[[str], Any
             must=any(c.must for c in hits),
             ctypes=() if best is None else tuple(ConceptType(t) for t in best.types),
             proposes=any(c.role == "proposes" for c in hits),
+            key=key,
+            spans=spans[key],
         ))
     return out
 
@@ -206,26 +243,35 @@ def rules_decider(parsed: dict[str, ParsedGold], lookup: Callable[[str], Any]) -
     return decide
 
 
+def gold_examples(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold],
+                  lookup: Callable[[str], Any]) -> dict[str, list[Example]]:
+    """The training examples of every gold paper, by paper id (`examples_of`)."""
+    return {p.id: [replace(e, paper=p.id, group=s.groups[p.id])
+                   for e in examples_of(parsed[p.id], s.gold_of[p.id], lookup)]
+            for s in sets for p in s.papers}
+
+
 def learned_decider(
     sets: Sequence[GoldSet],
     parsed: dict[str, ParsedGold],
     lookup: Callable[[str], Any],
     features: Sequence[str],
     thresholds: DecisionThresholds = DEFAULT_THRESHOLDS,
+    examples: dict[str, list[Example]] | None = None,
+    *,
+    stack: bool = SECOND_STAGE,
 ) -> Decider:
-    """Per held-out group: train on every other group's papers, decide the group's papers."""
-    examples: dict[str, list[Example]] = {}
-    group_of: dict[str, str] = {}
-    for s in sets:
-        for p in s.papers:
-            examples[p.id] = examples_of(parsed[p.id], s.gold_of[p.id], lookup)
-            group_of[p.id] = s.groups[p.id]
+    """Per held-out group: train on every other group's papers, decide the group's papers
+    (`examples`: `gold_examples`, when the caller has them already; `stack`: acceptance in
+    two stages, `kg.train.decisions.train`)."""
+    examples = examples if examples is not None else gold_examples(sets, parsed, lookup)
+    group_of = {p.id: s.groups[p.id] for s in sets for p in s.papers}
 
     def decide(ids: list[str]) -> list[list[Mention]]:
         held_out = {group_of[i] for i in ids}
         training = [e for pid, ex in examples.items() if group_of[pid] not in held_out
                     for e in ex]
-        model = DecisionModel.from_json(train(training, features))
+        model = DecisionModel.from_json(train(training, features, stack=stack))
         return decide_papers([(parsed[i].original, parsed[i].fields) for i in ids], lookup,
                              model_runs=True, model=model, thresholds=thresholds)
     return decide

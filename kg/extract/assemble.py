@@ -27,7 +27,12 @@ from kg.extract.decisions import (
 )
 from kg.extract.entity_model import EXTRACTOR_MODEL
 from kg.extract.features import group_features
-from kg.extract.learned import Decision, DecisionModel
+from kg.extract.learned import (
+    Decision,
+    DecisionModel,
+    OccurrenceSpans,
+    add_stack_features,
+)
 from kg.extract.textfix import Repaired
 from kg.normalize import norm_key
 from kg.types import ConceptType, Field, Mention, Role, Span
@@ -189,7 +194,22 @@ def assemble_decided(
         role = (Role.PROPOSES if decision.proposes >= thresholds.proposes
                 else pattern_role(entry.roles, decision.ctype))
         decided[key] = (decision.ctype, role)
+    best = paper_best(decisions, list(decided), thresholds)
+    if best is not None:
+        decided[best] = (decided[best][0], Role.PROPOSES)
     return _mentions(original, fields, accepted, decided)
+
+
+def paper_best(decisions: dict[str, Decision], accepted: Sequence[str],
+               thresholds: DecisionThresholds) -> str | None:
+    """The accepted key a paper proposes although no accepted key passes
+    `thresholds.proposes`: its most probable proposal, when that reaches
+    `thresholds.paper_best` (None: none)."""
+    if thresholds.paper_best is None or not accepted or any(
+            decisions[k].proposes >= thresholds.proposes for k in accepted):
+        return None
+    best = max(accepted, key=lambda k: (decisions[k].proposes, k))
+    return best if decisions[best].proposes >= thresholds.paper_best else None
 
 
 def decide_papers(
@@ -208,6 +228,7 @@ def decide_papers(
     cands = [group_candidates(fields) for _, fields in papers]
     features = [paper_features(c, fields, gazetteer, model_runs=model_runs)
                 for c, (_, fields) in zip(cands, papers, strict=True)]
+    add_stack_features(model, features, [group_spans(c) for c in cands])
     flat = [(i, key) for i, per_paper in enumerate(features) for key in per_paper]
     decided = model.decide([features[i][key] for i, key in flat], threshold=thresholds.accept)
     by_paper: list[dict[str, Decision]] = [{} for _ in papers]
@@ -215,6 +236,12 @@ def decide_papers(
         by_paper[i][key] = decision
     return [assemble_decided(original, fields, c, d, thresholds)
             for (original, fields), c, d in zip(papers, cands, by_paper, strict=True)]
+
+
+def group_spans(cands: PaperCandidates) -> dict[str, OccurrenceSpans]:
+    """(field, start, end) of every occurrence of each group, by key."""
+    return {key: [(f.value, o.char_start, o.char_end) for f, o in group.occurrences]
+            for key, group in cands.groups.items()}
 
 
 def _short_of(label: str, acronyms: dict[str, str]) -> str | None:

@@ -66,6 +66,9 @@ class DecisionThresholds:
 
     accept: float = 0.5
     proposes: float = 0.5
+    # A paper none of whose concepts passes `proposes` still proposes its most probable one
+    # when that reaches `paper_best` (most papers introduce something); None: never.
+    paper_best: float | None = None
 
 
 DEFAULT_THRESHOLDS = DecisionThresholds()

@@ -111,6 +111,44 @@ class TreeEnsemble:
         return np.asarray(e / e.sum(axis=1, keepdims=True))
 
 
+# Second-stage acceptance (`DecisionModel.accept2`): what the first stage thinks of the
+# group and of the groups its occurrences nest in, contain or cross.
+STACK_NAMES = ("stack_own", "stack_outer", "stack_inner", "stack_cross", "stack_rank")
+OccurrenceSpans = Sequence[tuple[str, int, int]]
+"""(field, start, end) of each occurrence of one candidate group."""
+
+
+def stack_features(
+    spans: dict[str, OccurrenceSpans], probs: dict[str, float]
+) -> dict[str, dict[str, float]]:
+    """The second-stage features of one paper's groups (by key) from their first-stage
+    acceptance `probs`: its own, the highest of a group with an occurrence strictly around
+    one of its occurrences ("markov decision" in "markov decision process": outer), strictly
+    inside one (inner), or crossing one (cross), and its rank in the paper (0 = the most
+    probable, as a share of the groups)."""
+    out = {k: {"stack_own": probs[k], "stack_outer": 0.0, "stack_inner": 0.0,
+               "stack_cross": 0.0, "stack_rank": 0.0} for k in spans}
+    occurrences = sorted((f, s, e, k) for k, found in spans.items() for f, s, e in found)
+    for i, (f, s, e, k) in enumerate(occurrences):
+        for f2, s2, e2, k2 in occurrences[i + 1:]:
+            if f2 != f or s2 >= e:
+                break
+            if k2 == k:
+                continue
+            if e2 <= e and (s2, e2) != (s, e):  # k2 inside k
+                pairs = (("stack_inner", k, k2), ("stack_outer", k2, k))
+            elif s2 == s and e2 > e:  # k inside k2
+                pairs = (("stack_outer", k, k2), ("stack_inner", k2, k))
+            else:
+                pairs = (("stack_cross", k, k2), ("stack_cross", k2, k))
+            for name, a, b in pairs:
+                out[a][name] = max(out[a][name], probs[b])
+    order = sorted(spans, key=lambda k: (-probs[k], k))
+    for rank, k in enumerate(order):
+        out[k]["stack_rank"] = rank / len(order)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Decision:
     """What the models say about one candidate group."""
@@ -128,10 +166,20 @@ class DecisionModel:
     types: dict[ConceptType, TreeEnsemble]
     proposes: TreeEnsemble
     trained_on: str = ""
+    # The second stage of acceptance, over the features and `STACK_NAMES` (None: one stage).
+    accept2: TreeEnsemble | None = None
 
     @property
     def ensembles(self) -> list[TreeEnsemble]:
-        return [self.accept, *self.types.values(), self.proposes]
+        second = [self.accept2] if self.accept2 is not None else []
+        return [self.accept, *second, *self.types.values(), self.proposes]
+
+    def first_accept(self, rows: Sequence[dict[str, float]]) -> npt.NDArray[np.float64]:
+        """The first stage's acceptance probability of each feature dict."""
+        if not rows:
+            return np.zeros(0)
+        x = _matrix(rows, self.accept.features)
+        return np.asarray(self.accept.proba(x)[:, 1])
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DecisionModel:
@@ -143,8 +191,10 @@ class DecisionModel:
         if not types:
             raise ModelError("the decisions model has no type models: retrain with "
                              "`make train-decisions`")
+        second = data.get("accept2")
         return cls(TreeEnsemble.from_json(data["accept"]), types,
-                   TreeEnsemble.from_json(data["proposes"]), str(data.get("trained_on", "")))
+                   TreeEnsemble.from_json(data["proposes"]), str(data.get("trained_on", "")),
+                   TreeEnsemble.from_json(second) if second else None)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> DecisionModel:
@@ -163,14 +213,16 @@ class DecisionModel:
         """One decision per feature dict (`kg.extract.features.group_features`).
 
         Type and `proposes` are computed only for rows accepted with probability at least
-        `threshold` (the others get `Concept` and 0: they are never used).
+        `threshold` (the others get `Concept` and 0: they are never used). With a second
+        stage of acceptance, rows carry its `STACK_NAMES` (`add_stack_features`).
         """
         if not rows:
             return []
         names = sorted({n for e in self.ensembles for n in e.features})
         column = {n: i for i, n in enumerate(names)}
         x = _matrix(rows, names)
-        accept = self.accept.proba(_columns(x, column, self.accept.features))[:, 1]
+        stage = self.accept2 if self.accept2 is not None else self.accept
+        accept = stage.proba(_columns(x, column, stage.features))[:, 1]
         kept = np.flatnonzero(accept >= threshold)
         order = list(self.types)
         types = np.full(len(rows), order.index(ConceptType.CONCEPT)
@@ -210,3 +262,22 @@ def _columns(x: npt.NDArray[np.float64], column: dict[str, int],
 def _shipped() -> DecisionModel:
     data = resources.files("kg").joinpath("data", MODEL_FILE).read_bytes()
     return DecisionModel.from_json(json.loads(gzip.decompress(data)))
+
+
+def add_stack_features(
+    model: DecisionModel,
+    papers: Sequence[dict[str, dict[str, float]]],
+    spans: Sequence[dict[str, OccurrenceSpans]],
+) -> None:
+    """Add the second stage's features (`stack_features`) to each paper's feature dicts (by
+    group key), from the first stage's acceptance; nothing when the model has one stage."""
+    if model.accept2 is None:
+        return
+    flat = [(i, key) for i, per_paper in enumerate(papers) for key in per_paper]
+    probs: list[dict[str, float]] = [{} for _ in papers]
+    first = model.first_accept([papers[i][key] for i, key in flat])
+    for (i, key), p in zip(flat, first, strict=True):
+        probs[i][key] = float(p)
+    for per_paper, per_spans, per_probs in zip(papers, spans, probs, strict=True):
+        for key, extra in stack_features(per_spans, per_probs).items():
+            per_paper[key].update(extra)

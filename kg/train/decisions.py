@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from kg.extract.learned import FORMAT
+from kg.extract.learned import FORMAT, STACK_NAMES, OccurrenceSpans, stack_features
 from kg.types import ConceptType
 
 # Chosen once from general practice for a few thousand tabular examples, not tuned on the
@@ -36,6 +36,10 @@ PARAMS: dict[str, Any] = {
     "random_state": 0,
 }
 MUST_WEIGHT = 2.0  # a `must` concept counts twice an `ok` one when learning acceptance
+# Acceptance in two stages (`train(stack=...)`) is off: its cross-validated gain did not
+# hold up (must-recall 0.852 -> 0.874 in one configuration, 0.854 with type accuracy
+# -0.010 in the next; /work/notes/learned.md, session 19). `cv_eval.py --ablation` has a row.
+SECOND_STAGE = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +52,12 @@ class Example:
     must: bool
     ctypes: tuple[ConceptType, ...]
     proposes: bool
+    # Where it comes from, for the second stage of acceptance: the paper, its group of
+    # papers (conference file), its key and the spans of its occurrences.
+    paper: str = ""
+    group: str = ""
+    key: str = ""
+    spans: OccurrenceSpans = ()
 
 
 def export_ensemble(model: Any, features: Sequence[str]) -> dict[str, Any]:
@@ -93,14 +103,24 @@ def _fit(x: np.ndarray, y: Sequence[Any], weights: Sequence[float] | None = None
 
 
 def train(
-    examples: Sequence[Example], features: Sequence[str], *, trained_on: str = ""
+    examples: Sequence[Example], features: Sequence[str], *, trained_on: str = "",
+    stack: bool = SECOND_STAGE,
 ) -> dict[str, Any]:
     """The models as one JSON document (see `kg.extract.learned`): accept, one per type
-    seen acceptable in training (a type never or always acceptable gets none), proposes."""
+    seen acceptable in training (a type never or always acceptable gets none), proposes;
+    with `stack`, a second stage of acceptance (`accept2`) over the features and what the
+    first stage, trained out of fold on other groups of papers, says of each group and of
+    those it nests in (`kg.extract.learned.stack_features`)."""
     names = list(features)
     x = np.asarray([[e.features.get(n, 0.0) for n in names] for e in examples], dtype=float)
     weights = [MUST_WEIGHT if e.must else 1.0 for e in examples]
     accept = _fit(x, [int(e.matched) for e in examples], weights)
+    second = {}
+    if stack:
+        extra = _stacked(examples, _out_of_fold(x, examples, weights))
+        second["accept2"] = export_ensemble(
+            _fit(np.hstack([x, extra]), [int(e.matched) for e in examples], weights),
+            [*names, *STACK_NAMES])
     typed = [i for i, e in enumerate(examples) if e.matched and e.ctypes]
     types = {}
     for ctype in ConceptType:
@@ -114,10 +134,46 @@ def train(
         "accept": export_ensemble(accept, names),
         "types": types,
         "proposes": export_ensemble(proposes, names),
+        **second,
     }
+
+
+STACK_FOLDS = 4  # inner folds (grouped by `Example.group`) for the first stage's estimates
+
+
+def _out_of_fold(x: np.ndarray, examples: Sequence[Example],
+                 weights: Sequence[float]) -> np.ndarray:
+    """The first stage's acceptance of each example by a model trained without its group."""
+    groups = sorted({e.group for e in examples})
+    if len(groups) < 2:
+        raise ValueError("a second stage needs examples from two groups of papers or more")
+    fold_of = {g: i % STACK_FOLDS for i, g in enumerate(groups)}
+    fold = np.asarray([fold_of[e.group] for e in examples])
+    y = np.asarray([int(e.matched) for e in examples])
+    w = np.asarray(weights)
+    proba = np.zeros(len(examples))
+    for i in range(min(STACK_FOLDS, len(groups))):
+        test = fold == i
+        proba[test] = _fit(x[~test], y[~test], w[~test]).predict_proba(x[test])[:, 1]
+    return proba
+
+
+def _stacked(examples: Sequence[Example], proba: np.ndarray) -> np.ndarray:
+    """The `STACK_NAMES` columns of each example, paper by paper."""
+    by_paper: dict[str, list[int]] = {}
+    for i, e in enumerate(examples):
+        by_paper.setdefault(e.paper, []).append(i)
+    out = np.zeros((len(examples), len(STACK_NAMES)))
+    for rows in by_paper.values():
+        found = stack_features({examples[i].key: examples[i].spans for i in rows},
+                               {examples[i].key: float(proba[i]) for i in rows})
+        for i in rows:
+            out[i] = [found[examples[i].key][n] for n in STACK_NAMES]
+    return out
 
 
 def write_model(model: dict[str, Any], path: str | Path) -> None:
     """Write the model as gzipped JSON, byte-identical for the same model (mtime 0)."""
     text = json.dumps(model, sort_keys=True, separators=(",", ":")).encode("utf-8")
     Path(path).write_bytes(gzip.compress(text, mtime=0))
+
