@@ -3,6 +3,9 @@ is checked, every action applies deterministically, and the graph records what w
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pyoxigraph as ox
@@ -66,8 +69,7 @@ def turtle(corpus: Corpus) -> str:
     return serialize_graph(build_triples(corpus, include_ontology=False)).decode()
 
 
-def test_every_action_applies_and_is_recorded(tmp_path: Path) -> None:
-    corpus = corpus_with("""
+EVERY_ACTION = """
 corrections:
 - action: keep
   concept: large language model
@@ -85,7 +87,11 @@ corrections:
   label: LLM (p2's sense)
 - action: reject
   concept: nothing here
-""", tmp_path)
+"""
+
+
+def test_every_action_applies_and_is_recorded(tmp_path: Path) -> None:
+    corpus = corpus_with(EVERY_ACTION, tmp_path)
     zz = corpus.concepts["zz net"]
     assert (zz.ctype, zz.pref_label) == (ConceptType.MODEL, "ZZNet")
     assert "ZZ-Net" in zz.alt_labels
@@ -124,6 +130,40 @@ def test_the_same_file_gives_the_same_bytes(tmp_path: Path) -> None:
     first, second = turtle(corpus_with(text, tmp_path)), turtle(corpus_with(text, tmp_path))
     assert first == second
     assert R + "concept/zz-net" not in first and R + "concept/large-language-model" in first
+
+
+def test_a_rerun_in_a_fresh_process_gives_the_same_bytes(tmp_path: Path) -> None:
+    """Corrections applied in two processes with different hash seeds (a rerun of `kg build
+    --corrections`): byte-identical graphs, the corrections in them."""
+    text = EVERY_ACTION + "- {action: merge, concept: ZZNet, into: LLM}\n"
+    code = ("import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1]); "
+            "import test_corrections as t; "
+            "sys.stdout.write(t.turtle(t.corpus_with(sys.argv[2], Path(sys.argv[3]))))")
+    outputs = set()
+    for seed in ("1", "2"):
+        folder = tmp_path / seed
+        folder.mkdir()
+        done = subprocess.run(
+            [sys.executable, "-c", code, str(Path(__file__).parent), text, str(folder)],
+            env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True, check=True)
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+    graph = outputs.pop().decode()
+    assert "correction/corrections.yaml-6" in graph and "concept/zz-net>" not in graph
+
+
+def test_a_later_entry_names_a_concept_by_the_label_an_earlier_one_gave(tmp_path: Path) -> None:
+    """The file applies in order: "rename X to Y" then "merge Y into Z" merges X; the target
+    keeps its own name and type."""
+    corpus = corpus_with(EVERY_ACTION + "- {action: merge, concept: ZZNet, into: LLM}\n",
+                         tmp_path)
+    assert corpus.warnings == [
+        "corrections.yaml, entry 5: no concept 'nothing here' in this graph; the reject was "
+        "skipped"]
+    assert "zz net" not in corpus.concepts
+    llm = corpus.concepts["large language model"]
+    assert (llm.pref_label, llm.ctype) == ("large language model", ConceptType.METHOD)
+    assert "ZZ-Net" in llm.alt_labels
 
 
 @pytest.mark.parametrize(("text", "message"), [

@@ -138,7 +138,7 @@ def apply_corrections(
     for c in corrections:
         if c.action in (CorrectionAction.KEEP, CorrectionAction.ACCEPT):
             continue  # accept applies before the hygiene filter (`kg.canon.corpus`)
-        key = find_concept(canonical, c.concept)
+        key = _find(canonical, c.concept, labels)
         if key is None:
             warnings.append(f"{c.source}, entry {c.line}: no concept {c.concept!r} in this "
                             f"graph; the {c.action.value} was skipped")
@@ -148,15 +148,17 @@ def apply_corrections(
         target = key
         if c.action is CorrectionAction.MERGE:
             assert c.into is not None
-            into = find_concept(canonical, c.into)
+            into = _find(canonical, c.into, labels)
             if into is None:
                 warnings.append(f"{c.source}, entry {c.line}: no concept {c.into!r} to merge "
                                 f"{c.concept!r} into; skipped")
                 continue
             if into != key:
                 canonical.rekey({key: into})
-                _carry(labels, key, into)
-                _carry(types, key, into)
+                # The concept merged in is gone: a label or type given to it earlier is
+                # not the target's (the target keeps its own name and type).
+                labels.pop(key, None)
+                types.pop(key, None)
             target = into
         elif c.action is CorrectionAction.SPLIT:
             assert c.label is not None
@@ -186,6 +188,14 @@ def apply_corrections(
         applied.append(c)
     _override(canonical, labels, types)
     return decisions, warnings, applied
+
+
+def _find(canonical: Canonical, ref: str, labels: dict[str, str]) -> str | None:
+    """`find_concept`, where a label an earlier entry gave (rename, split) names its concept
+    first: the file is applied in order, so "rename X to Y" then "merge Y into Z" works."""
+    named = sorted(key for key, label in labels.items()
+                   if label == ref and key in canonical.concepts)
+    return named[0] if len(named) == 1 else find_concept(canonical, ref)
 
 
 def find_concept(canonical: Canonical, ref: str) -> str | None:
@@ -219,11 +229,6 @@ def find_concept(canonical: Canonical, ref: str) -> str | None:
 def _labels(concept: Any, attribute: str) -> tuple[str, ...]:
     value = getattr(concept, attribute)
     return (value,) if isinstance(value, str) else tuple(value)
-
-
-def _carry(overrides: dict[str, Any], old: str, new: str) -> None:
-    if old in overrides:
-        overrides.setdefault(new, overrides.pop(old))
 
 
 def _override(
