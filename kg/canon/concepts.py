@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kg.canon import senses as sn
 from kg.canon import variants as vr
@@ -108,6 +108,8 @@ class Canonical:
     # Later moves of whole concepts (key -> key, or None: dropped) and of one paper's links.
     moves: dict[str, str | None] = field(default_factory=dict)
     paper_moves: dict[tuple[str, str], str | None] = field(default_factory=dict)
+    # Types a rule set over the papers' votes (`kg.canon.names.stated_types`), kept on rekey.
+    stated: dict[str, ConceptType] = field(default_factory=dict)
 
     def key_of(self, paper_id: str, mention: Mention) -> str:
         """The concept key of one mention of `paper_id` (as its link has it; "" if dropped)."""
@@ -158,6 +160,9 @@ class Canonical:
         self.links = [merged[pair] for pair in sorted(merged,
                                                       key=lambda pk: (order[pk[0]], pk[1]))]
         self.concepts = concepts_from_links(self.links)
+        for key, ctype in self.stated.items():
+            if key in self.concepts:
+                self.concepts[key] = replace(self.concepts[key], ctype=ctype)
 
 
 def canonicalise(

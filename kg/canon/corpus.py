@@ -2,9 +2,11 @@
 
 `kg.build.build_corpus` calls `canonical_corpus`; each step is a module of its own:
 `concepts` (keys, spelling variants, acronym senses: `senses`, `variants`; a Model named
-with and without its head noun is one node, `variants.elided_heads`), `hygiene` (nodes
+with and without its head noun is one node, `variants.elided_heads`, and a network with and
+without "neural", `variants.elided_neural`), `hygiene` (nodes
 that are not concepts: each one dropped is kept as a `Rejection`, written to the graph, unless a
-correction `accept`s it), `origin` (`proposes` means origin), `corrections` (the YAML file).
+correction `accept`s it), `names` (a coined name different works introduce is one node per
+work), `origin` (`proposes` means origin), `corrections` (the YAML file).
 """
 
 from __future__ import annotations
@@ -16,8 +18,9 @@ from dataclasses import dataclass, field, replace
 from kg.canon.concepts import Canonical, canonicalise_corpus
 from kg.canon.corrections import RULE_PREFIX, apply_corrections, find_concept
 from kg.canon.hygiene import reject
+from kg.canon.names import name_senses, stated_types
 from kg.canon.origin import origin_roles
-from kg.canon.variants import HEAD_RULE, elided_heads
+from kg.canon.variants import HEAD_RULE, WORD_RULE, elided_heads, elided_neural
 from kg.types import (
     CanonDecision,
     Correction,
@@ -55,12 +58,22 @@ def canonical_corpus(
                           "the same model named with and without its head noun")
             for key, full in sorted(shortened.items())]
         canonical.rekey(dict(shortened))
+    counts = Counter(link.concept_key for link in canonical.links)
+    unnamed = elided_neural(canonical.concepts, counts)
+    if unnamed:
+        canonical.decisions += [
+            CanonDecision(full, WORD_RULE, (canonical.concepts[key].pref_label,), counts[key],
+                          'the same network named with and without "neural"')
+            for key, full in sorted(unnamed.items())]
+        canonical.rekey(dict(unnamed))
     rejected = reject(canonical.concepts, canonical.links, by_id)
     accepted, warnings, applied = _accept(canonical, rejected, corrections)
     rejections = _rejections(canonical, rejected)
     if rejected:
         canonical.rekey(dict.fromkeys(rejected))
-    decisions = [d for d in canonical.decisions if d.concept_key in canonical.concepts]
+    named = name_senses(canonical, by_id)
+    named += stated_types(canonical, by_id)
+    decisions = [d for d in canonical.decisions if d.concept_key in canonical.concepts] + named
     canonical.links, origin = origin_roles(canonical.links, canonical.concepts, by_id)
     decisions += origin
     corrected, more_warnings, more_applied = apply_corrections(canonical, list(corrections))

@@ -17,6 +17,7 @@ from kg.types import Concept, ConceptType
 
 RULE = "spelling-variant"
 HEAD_RULE = "elided-head"
+WORD_RULE = "elided-word"
 _HEADS = ("model",)
 
 
@@ -71,4 +72,38 @@ def elided_heads(concepts: Mapping[str, Concept], papers: Mapping[str, int]) -> 
                 out[key] = full.key
             else:
                 out[full.key] = key
+    return out
+
+
+def elided_neural(concepts: Mapping[str, Concept], papers: Mapping[str, int]) -> dict[str, str]:
+    """Key -> the key it joins, for a network named with and without "neural" ("convolutional
+    network" and "convolutional neural network", "deep network" and "deep neural network"):
+    in a paper about learning a network is a neural network. Both nodes typed Model; the name
+    fewer papers use joins the other (on a tie, the full name). Kept apart when the papers
+    abbreviate the two differently and never alike ("Bayesian network" BN, "Bayesian neural
+    network" BNN: two concepts).
+
+    >>> c = {k: Concept(k, k, ConceptType.MODEL, acronyms=a) for k, a in [
+    ...     ("convolutional network", ("CNN",)), ("convolutional neural network", ("CNN",)),
+    ...     ("deep network", ()), ("deep neural network", ("DNN",)),
+    ...     ("bayesian network", ("BN",)), ("bayesian neural network", ("BNN",))]}
+    >>> elided_neural(c, {"convolutional network": 153, "convolutional neural network": 1668,
+    ...                   "deep network": 337, "deep neural network": 1243})
+    {'convolutional network': 'convolutional neural network', 'deep network': 'deep neural network'}
+    """
+    out: dict[str, str] = {}
+    for key, concept in concepts.items():
+        if not key.endswith(" neural network") or concept.ctype is not ConceptType.MODEL:
+            continue
+        short = concepts.get(key.removesuffix(" neural network") + " network")
+        if short is None or short.ctype is not ConceptType.MODEL:
+            continue
+        mine = {a.casefold() for a in concept.acronyms}
+        theirs = {a.casefold() for a in short.acronyms}
+        if mine and theirs and not mine & theirs:
+            continue
+        if papers.get(key, 0) >= papers.get(short.key, 0):
+            out[short.key] = key
+        else:
+            out[key] = short.key
     return out
