@@ -331,3 +331,18 @@ def test_rejections_and_accepts_conform_to_the_shapes(tmp_path: Path) -> None:
         assert conforms, report
         kinds = {str(o) for o in graph.objects(None, rdflib.RDF.type)}
         assert (KG + "Rejection" in kinds) == (text is None)
+
+
+def test_review_keeps_the_most_linked_of_long_sections(tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 35k-paper graph has ~17,000 candidates; the type and short-form sections keep their
+    most linked concepts only."""
+    import kg.query.review as review
+
+    corpus = corpus_with(None, tmp_path)
+    graph = tmp_path / "g.ttl"
+    graph.write_bytes(serialize_graph(build_triples(corpus), GraphFormat.TURTLE))
+    with open_source(graph, engine="oxigraph") as source:
+        assert TYPES in {w for c in review_candidates(source) for w in c.why}
+        monkeypatch.setattr(review, "TYPES_LIMIT", 0)
+        assert TYPES not in {w for c in review_candidates(source) for w in c.why}
