@@ -419,3 +419,17 @@ def test_the_work_introducing_a_name_says_what_it_is():
     assert "junk" not in result.canonical.concepts
     (decision,) = [d for d in result.decisions if d.rule == "introduced-as"]
     assert decision.concept_key == "zed" and decision.variants == ("Method", "Dataset")
+
+
+def test_a_later_work_reusing_a_name_does_not_retype_it():
+    papers = {"late": replace(_paper("late", "Mox: A New Benchmark for Tables",
+                                     "We propose Mox here."), year=2024),
+              "early": replace(_paper("early", "Sorting", "We use Mox to sort."), year=2020),
+              "mid": replace(_paper("mid", "Sorting", "We use Mox to sort."), year=2021)}
+    extractions = {pid: Extraction(pid, mentions=(m("Mox", papers[pid].abstract.index("Mox"),
+                                                    role=Role.PROPOSES if pid == "late"
+                                                    else Role.USES),))
+                   for pid in papers}
+    result = canonical_corpus(list(papers.values()), extractions)
+    assert result.canonical.concepts["mox"].ctype is METHOD
+    assert not [d for d in result.decisions if d.rule == "introduced-as"]

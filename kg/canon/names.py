@@ -20,7 +20,9 @@ The work that introduces a name also says what it is (`stated_types`): "ALOHa: A
 for Hallucination ...", "GPQA: A Graduate-Level Google-Proof Q&A Benchmark", "a new multi-hop QA
 dataset, called 2WikiMultiHopQA". The head noun of that description — the last word before
 a preposition of "X: A/An ..." after the title's colon, or the word before ", called X" —
-types the concept when it is a type noun (`TYPE_NOUNS`), whatever the papers using it voted.
+types the concept when it names a dataset or a metric (`TYPE_NOUNS`), whatever the papers
+using it voted — unless the corpus used the name before that work (a 2023 "method called
+MATH" does not make the 2021 MATH benchmark a method).
 
 No threshold: "different titles", "unique best", "above zero".
 """
@@ -44,10 +46,7 @@ TYPE_NOUNS = {
     **dict.fromkeys(["dataset", "datasets", "benchmark", "benchmarks", "corpus", "corpora",
                      "treebank", "suite"], ConceptType.DATASET),
     **dict.fromkeys(["metric", "metrics", "measure", "measures", "score"], ConceptType.METRIC),
-    **dict.fromkeys(["method", "algorithm", "approach", "framework", "technique", "strategy",
-                     "procedure"], ConceptType.METHOD),
-    **dict.fromkeys(["model", "network", "architecture", "transformer"], ConceptType.MODEL),
-}
+}  # not "method"/"framework"/"model": papers use them for either (DETR "the new framework")
 _APPOSITION = re.compile(r"^\s*an?\s+(.+?)(?:\s+(?:for|of|with|to|in|on|via|from|that|which|"
                          r"through|by|using|towards?)\b|[,;.?]|$)", re.I)
 _CALLED = re.compile(r"([\w-]+)\s*,?\s+(?:called|named|dubbed|termed|coined)\s*[\"'“‘]?\s*$",
@@ -122,12 +121,18 @@ def _title_key(paper: Paper) -> str:
 def stated_types(canonical: Canonical, papers: Mapping[str, Paper]) -> list[CanonDecision]:
     """Type every concept that one work introduces by the head noun of that work's description
     of it (see module docstring); one decision per concept whose type changed."""
+    earliest: dict[str, int] = {}
+    for link in canonical.links:
+        year = papers[link.paper_id].year
+        if year is not None:
+            earliest[link.concept_key] = min(year, earliest.get(link.concept_key, year))
     stated: dict[str, set[ConceptType]] = defaultdict(set)
     works: dict[str, set[str]] = defaultdict(set)
     for link in canonical.links:
-        if link.role is not Role.PROPOSES:
-            continue
         paper = papers[link.paper_id]
+        if link.role is not Role.PROPOSES or (paper.year or 0) > earliest.get(
+                link.concept_key, paper.year or 0):
+            continue  # not proposed, or the corpus had the name before ("MATH" the dataset)
         concept = canonical.concepts[link.concept_key]
         ctype = described_as(paper, link, concept.pref_label)
         if ctype is not None:

@@ -124,7 +124,7 @@ def review_candidates(source: Source) -> list[Candidate]:
     by_acronym: dict[str, set[str]] = defaultdict(set)
     for row in source.select(_ACRONYMS):
         by_acronym[row["a"].value].add(row["c"].value)
-    apart = sorted(((row["c"].value, row["note"].value) for row in source.select(_APART)))
+    apart = sorted((row["c"].value, row["note"].value) for row in source.select(_APART))
     shared = [iri for iris in by_acronym.values() if len(iris) > 1 for iri in iris]
     ambiguous = most_linked(shared + [iri for iri, _ in apart], AMBIGUOUS_LIMIT)
     for acronym in sorted(by_acronym):
