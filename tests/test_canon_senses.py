@@ -318,9 +318,9 @@ def test_a_name_given_before_the_paper_is_no_naming_cue():
         assert introduction(_paper("p", "Planes", text), link, concept) == expected, text
 
 
-def test_a_novel_one_of_a_kind_others_link_to_is_no_origin():
-    """'a new Glimmer Sampler' in the first paper to link to it still offers one more of a
-    kind: the role becomes uses, as for every other paper."""
+def test_a_novel_one_of_a_kind_most_papers_use_is_no_origin():
+    """'a new Glimmer Sampler', when more papers link to it than can introduce one name, offers
+    one more of a kind: the role becomes uses; with one other paper, it stays."""
     text = "Here we develop a new Glimmer Sampler for decoding images."
     plain = "We decode images with the Glimmer Sampler."
     papers = {"first": replace(_paper("first", "Decoding", text), year=2017)}
@@ -331,6 +331,10 @@ def test_a_novel_one_of_a_kind_others_link_to_is_no_origin():
     assert introduction(papers["first"], first, result.concepts[first.concept_key]) == (
         NOVEL_INSTANCE)
     assert {link.role for link in result.links} == {Role.USES}
+    del papers["u1"]
+    roles = {link.paper_id: link.role
+             for link in run_corpus(papers, _proposing(papers, "Glimmer Sampler")).links}
+    assert roles == {"first": Role.PROPOSES, "u0": Role.USES}
 
 
 def test_a_network_named_with_and_without_neural_is_one_node():

@@ -12,13 +12,13 @@ A paper introduces a concept when (rule names as recorded in the graph):
 - `naming-cue`: a sentence names it: "called/named/dubbed/termed X", or "X, a novel/new ...";
   not a name given before: "the so-called X", "a recent (or existing, popular, standard ...)
   subspace method called X";
-- not `novel-instance`: a sentence that offers a new one of it ("two novel loss functions", "a
-  novel 3D representation", "a new approximate Bayesian method", "a novel probabilistic
-  convolutional sparse coding (CSC) model") introduces one more of a kind, not the kind other
-  papers link to. `introduction` names the cue; `origin_roles` does not count it. (On all of
-  paperlists, the papers it kept as origins of a concept others link to were, read one by one,
-  5 of 6 not its origin: convolutional sparse coding, cross-modal knowledge distillation,
-  Feature Fusion Module, difference-of-convex programming, approximate Bayesian method.)
+- `novel-instance`: a sentence offers a new one of it ("a novel 3D representation", "a unified
+  3D representation space": the paper's own) — but not of a concept more than `MAX_ORIGINS`
+  papers link to: there it is one more of an established kind ("a new approximate Bayesian
+  method", "a novel probabilistic convolutional sparse coding (CSC) model"). On all of
+  paperlists the cue had kept, of such crowded concepts, 5 wrong origins in 6 (convolutional
+  sparse coding, cross-modal knowledge distillation, Feature Fusion Module, difference-of-convex
+  programming, approximate Bayesian method; right: panoptic quality).
 
 `MAX_ORIGINS` = 2 comes from the data, not from examples: over all 35k paperlists papers
 (`scripts/origin_threshold.py`), 98.1% of the names papers put before a colon in their title
@@ -151,8 +151,8 @@ def origin_roles(
                 rule = None
             if rule is not None and (paper.year or 0) > first_year.get(key, paper.year or 0):
                 rule = None  # the corpus used it before this paper
-            if rule == NOVEL_INSTANCE:
-                rule = None  # "a novel X": a new one of a kind, not the kind's origin
+            if rule == NOVEL_INSTANCE and key in crowded:
+                rule = None  # "a novel X" of what most papers use: one more of a kind
             if rule is None:
                 link = replace(link, role=Role.USES)
             else:
