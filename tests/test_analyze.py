@@ -12,7 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from kg.analyze import AnalyzeConfig, analyze, analyze_file, analyze_store, analyze_triples
-from kg.analyze.incidence import IncidenceReader, read_file
+from kg.analyze.filescan import read_file
+from kg.analyze.incidence import IncidenceReader
 from kg.analyze.rdf import PAGE_RANK
 from kg.analyze.results import Analysis
 from kg.analyze.trends import bursts, concept_trend, growth
@@ -46,9 +47,9 @@ def plain_graph(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def analysis(plain_graph: Path) -> Analysis:
-    inc, had = read_file(plain_graph)
-    assert not had
-    return analyze(inc)
+    scan = read_file(plain_graph)
+    assert not scan.analysed
+    return analyze(scan.incidence)
 
 
 def _concept(analysis: Analysis, label: str) -> int:
@@ -171,6 +172,51 @@ def test_a_new_analysis_replaces_the_previous_one(plain_graph: Path, tmp_path: P
     again = tmp_path / f"again{suffix}"
     analyze_file(twice, again)
     assert _triples(again) == _triples(once)
+    assert read_file(twice, marker=PAGE_RANK).tail is not None
+    if not suffix.endswith(".gz"):
+        # The graph's bytes are copied, not re-serialised: the first analysis' bytes again
+        # (a gzipped graph is compressed anew, in one member: same triples, other bytes).
+        assert again.read_bytes() == once.read_bytes()
+    else:
+        repeat = tmp_path / f"repeat{suffix}"
+        analyze_file(twice, repeat)
+        assert repeat.read_bytes() == again.read_bytes()
+
+
+def test_triples_added_after_the_analytics_are_kept(plain_graph: Path, tmp_path: Path) -> None:
+    once = tmp_path / "once.ttl"
+    analyze_file(plain_graph, once)
+    extra = (f"<{B}paper/t23-9> <https://w3id.org/paperkg/ontology#mentions> "
+             f"<{B}concept/added-later> .\n")
+    with once.open("a", encoding="utf-8") as out:
+        out.write(extra)
+    scan = read_file(once, marker=PAGE_RANK)
+    assert scan.analysed and scan.tail is None  # the analytics no longer end the file
+    assert B + "concept/added-later" in scan.incidence.concepts
+    again = tmp_path / "again.ttl"
+    analyze_file(once, again)
+    graph = _triples(again)
+    assert extra.rstrip(" .\n") in graph
+    assert len([t for t in graph if t.split(" ")[1].endswith("#pageRank>")]) == len(
+        [t for t in _triples(once) if t.split(" ")[1].endswith("#pageRank>")]) + 1
+
+
+def test_turtle_kg_did_not_write_is_read_whole_with_the_same_answer(
+        plain_graph: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    import rdflib
+
+    expected = read_file(plain_graph).incidence
+    assert "parsing it whole" not in caplog.text  # kg's own Turtle: only statements parsed
+    other = tmp_path / "rdflib.ttl"
+    rdflib.Graph().parse(plain_graph).serialize(other, format="turtle")
+    long_literal = tmp_path / "long.ttl"
+    long_literal.write_bytes(plain_graph.read_bytes() + b'<https://example.org/x> '
+                             b'<https://example.org/note> """two\nlines""" .\n')
+    for path in (other, long_literal):
+        caplog.clear()
+        with caplog.at_level("INFO", logger="kg.analyze.filescan"):
+            assert read_file(path).incidence == expected
+        assert "parsing it whole" in caplog.text
 
 
 def _triples(path: Path) -> set[str]:
@@ -182,10 +228,10 @@ def test_in_place_analysis_and_the_reader_agree(plain_graph: Path, tmp_path: Pat
     copy.write_bytes(plain_graph.read_bytes())
     report = analyze_file(copy)
     assert report.output == copy and not report.replaced
-    assert read_file(copy, marker=PAGE_RANK)[1] is True
+    assert read_file(copy, marker=PAGE_RANK).analysed is True
     reader = IncidenceReader()
     reader.add_all(build_triples(FIXTURE.corpus()))
-    assert reader.incidence() == read_file(copy)[0]
+    assert reader.incidence() == read_file(copy).incidence
 
 
 def test_a_store_is_analysed_in_place(plain_graph: Path, tmp_path: Path) -> None:
@@ -204,6 +250,21 @@ def test_a_store_is_analysed_in_place(plain_graph: Path, tmp_path: Path) -> None
         count = source.select("PREFIX kg: <https://w3id.org/paperkg/ontology#> "
                               "SELECT (COUNT(*) AS ?n) WHERE { ?s kg:similarTo ?o }")
         assert int(count[0]["n"].value) == first.papers
+    # A third analysis labels communities with one concept: the label index keeps only those.
+    analyze_store(store, config=AnalyzeConfig(label_concepts=1))
+    import pyoxigraph as ox
+
+    from kg.query.labels import INDEX_GRAPH
+    from kg.rdf.io import open_read_only
+
+    opened = open_read_only(store)
+    keys = {q.object.value for q in opened.quads_for_pattern(None, None, None, INDEX_GRAPH)
+            if q.subject.value.startswith(B + "community/")}
+    labels = {q.object.value for q in opened.quads_for_pattern(
+        None, ox.NamedNode("http://www.w3.org/2000/01/rdf-schema#label"), None, ox.DefaultGraph())
+        if q.subject.value.startswith(B + "community/")}
+    assert labels and all(" · " not in label for label in labels)
+    assert len(keys) == len(labels)
 
 
 def test_the_analysed_graph_conforms_to_the_contract_shapes() -> None:
@@ -272,4 +333,4 @@ def test_kg_build_analyze_writes_what_kg_analyze_writes(tmp_path: Path) -> None:
     run_build([example], plain, n_process=1)
     analyze_file(plain)
     assert together.read_bytes() == plain.read_bytes()
-    assert summary.triples > 0 and read_file(together, marker=PAGE_RANK)[1]
+    assert summary.triples > 0 and read_file(together, marker=PAGE_RANK).analysed

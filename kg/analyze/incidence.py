@@ -1,8 +1,8 @@
 """What the analytics read from a graph: which papers link which concepts, and paper years.
 
-`Incidence` is built from a stream of triples (a graph file parsed by pyoxigraph, without
-loading it into a store) or from an Oxigraph store's indexes; papers and concepts are numbered
-in IRI order, so the same graph always gives the same numbers.
+`Incidence` is built from a stream of triples (the statements of a graph file that matter,
+`kg.analyze.filescan`) or from an Oxigraph store's indexes; papers and concepts are numbered in
+IRI order, so the same graph always gives the same numbers.
 
 >>> import pyoxigraph as ox
 >>> from kg.rdf.terms import KG_MENTIONS, SCHEMA_DATE_PUBLISHED, XSD_GYEAR
@@ -20,23 +20,16 @@ in IRI order, so the same graph always gives the same numbers.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import TYPE_CHECKING
 
-from kg.errors import InputError
-from kg.namespaces import KG_IRI
-from kg.rdf.io import file_format, open_binary
-from kg.rdf.terms import KG_MENTIONS, RDF_TYPE, SCHEMA_DATE_PUBLISHED, SKOS_PREF_LABEL
+from kg.rdf.terms import KG_MENTIONS, SCHEMA_DATE_PUBLISHED, SKOS_PREF_LABEL
 
 if TYPE_CHECKING:
     import numpy as np
     import pyoxigraph as ox
     import scipy.sparse as sp
-
-CONCEPT_TYPES = ("Model", "Method", "Task", "Dataset", "Metric", "Concept")
-_TYPE_IRIS = {KG_IRI + t: t for t in CONCEPT_TYPES}
 
 
 @dataclass(slots=True)
@@ -48,7 +41,6 @@ class Incidence:
     paper_concepts: list[list[int]]
     years: list[int | None]
     labels: list[str] = field(default_factory=list)
-    types: list[str] = field(default_factory=list)
 
     def concept_papers(self) -> list[list[int]]:
         """`[j]` = the (sorted) paper numbers linked to concept j."""
@@ -89,7 +81,6 @@ class IncidenceReader:
         self._links: dict[str, set[str]] = {}
         self._years: dict[str, int] = {}
         self._labels: dict[str, str] = {}
-        self._types: dict[str, str] = {}
 
     def add(self, triple: ox.Triple | ox.Quad) -> None:
         """Take what is needed from one triple."""
@@ -106,10 +97,6 @@ class IncidenceReader:
             label = _text(triple.object)
             if subject not in self._labels or label < self._labels[subject]:
                 self._labels[subject] = label
-        elif p == RDF_TYPE:
-            ctype = _TYPE_IRIS.get(_text(triple.object))
-            if ctype is not None:
-                self._types[_text(triple.subject)] = ctype
 
     def add_all(self, triples: Iterable[ox.Triple | ox.Quad]) -> None:
         for triple in triples:
@@ -127,96 +114,13 @@ class IncidenceReader:
             paper_concepts=[sorted(number[c] for c in self._links[p]) for p in papers],
             years=[self._years.get(p) for p in papers],
             labels=[self._labels.get(c, c.rsplit("/", 1)[-1]) for c in concepts],
-            types=[self._types.get(c, "Concept") for c in concepts],
         )
-
-
-def read_file(path: Path, *, marker: ox.NamedNode | None = None) -> tuple[Incidence, bool]:
-    """The incidence of a graph file, streamed (never held in memory), and whether any triple
-    has the predicate `marker` (e.g. one every previous analysis wrote).
-
-    N-Triples are read line by line and only the lines that can matter are parsed (the
-    predicates' IRIs appear in them verbatim); other formats go through pyoxigraph's parser.
-    """
-    import pyoxigraph as ox
-
-    ox_format = file_format(path).oxigraph
-    if ox_format is None:
-        raise InputError("kg analyze reads Turtle, N-Triples, N-Quads, TriG, RDF/XML or "
-                         "JSON-LD", source=str(path))
-    reader = IncidenceReader()
-    found = False
-    with open_binary(path) as data:
-        try:
-            if ox_format is ox.RdfFormat.N_TRIPLES:
-                extra = (f"<{marker.value}>".encode(),) if marker is not None else ()
-                stream: Iterable[ox.Triple | ox.Quad] = _wanted_lines(data, _NEEDLES + extra)
-            else:
-                stream = ox.parse(data, ox_format)
-            for triple in stream:
-                reader.add(triple)
-                if triple.predicate == marker:
-                    found = True
-        except SyntaxError as exc:
-            raise InputError(f"not valid RDF: {exc}", source=str(path)) from exc
-    return reader.incidence(), found
-
-
-#: Every line of an N-Triples file that `IncidenceReader` needs holds one of these.
-_NEEDLES = tuple(f"<{term.value}>".encode() for term in (
-    KG_MENTIONS, SCHEMA_DATE_PUBLISHED, SKOS_PREF_LABEL)) + tuple(
-    f"<{iri}>".encode() for iri in _TYPE_IRIS)
-
-
-def _wanted_lines(data: IO[bytes], needles: tuple[bytes, ...]) -> Iterator[ox.Triple | ox.Quad]:
-    """Parse only the lines that hold one of `needles`."""
-    import pyoxigraph as ox
-
-    for lines in matching_lines(data, needles):
-        yield from ox.parse(b"".join(lines), ox.RdfFormat.N_TRIPLES)
-
-
-def matching_lines(data: IO[bytes], needles: tuple[bytes, ...], *, block: int = 1 << 24
-                   ) -> Iterator[list[bytes]]:
-    """Batches of the lines of `data` that hold one of `needles`, in file order.
-
-    Each needle is looked for with `bytes.find` over blocks of 16 MB, so a line that holds
-    none costs no Python step (5x faster than testing every line).
-
-    >>> import io
-    >>> list(matching_lines(io.BytesIO(b"a x\\nb y\\nc x y\\nd"), (b"y", b"d")))
-    [[b'b y\\n', b'c x y\\n'], [b'd']]
-    """
-    rest = b""
-    while True:
-        chunk = data.read(block)
-        text = rest + chunk
-        cut = len(text) if not chunk else text.rfind(b"\n") + 1
-        if chunk and cut == 0:
-            rest = text
-            continue
-        body, rest = text[:cut], text[cut:]
-        starts: set[int] = set()
-        for needle in needles:
-            at = body.find(needle)
-            while at >= 0:
-                starts.add(body.rfind(b"\n", 0, at) + 1)
-                end = body.find(b"\n", at)
-                at = -1 if end < 0 else body.find(needle, end)
-        found = []
-        for start in sorted(starts):
-            end = body.find(b"\n", start)
-            found.append(body[start:] if end < 0 else body[start:end + 1])
-        if found:
-            yield found
-        if not chunk:
-            return
 
 
 def read_store(store: ox.Store) -> Incidence:
     """The incidence of the graph in an Oxigraph store (index look-ups by predicate)."""
     reader = IncidenceReader()
-    for predicate in (KG_MENTIONS, SCHEMA_DATE_PUBLISHED, SKOS_PREF_LABEL, RDF_TYPE):
+    for predicate in (KG_MENTIONS, SCHEMA_DATE_PUBLISHED, SKOS_PREF_LABEL):
         reader.add_all(store.quads_for_pattern(None, predicate, None, None))
     return reader.incidence()
 

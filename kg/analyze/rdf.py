@@ -179,14 +179,17 @@ def is_analytics(triple: Triple | Quad, base: str) -> bool:
     return isinstance(subject, NamedNode) and subject.value.startswith(f"{base}community/")
 
 
-def delete_update() -> str:
-    """A SPARQL update that removes a previous analysis from a store."""
-    classes = ", ".join(f"<{c.value}>" for c in CLASSES)
-    predicates = ", ".join(f"<{p.value}>" for p in sorted(PREDICATES, key=lambda p: p.value))
-    return (
-        f"DELETE {{ ?s ?p ?o }} WHERE {{ ?s a ?class ; ?p ?o . FILTER(?class IN ({classes})) }};\n"
-        f"DELETE {{ ?s ?p ?o }} WHERE {{ ?s ?p ?o . FILTER(?p IN ({predicates})) }}"
-    )
+def delete_update(base: str, index_graph: NamedNode) -> str:
+    """A SPARQL update that removes a previous analysis from a store, and its community labels
+    from the store's label index (`index_graph`). One DELETE per class and per predicate, so
+    that each reads one index of the store instead of every triple."""
+    classes = [f"DELETE WHERE {{ ?s a <{c.value}> ; ?p ?o }}" for c in CLASSES]
+    predicates = [f"DELETE WHERE {{ ?s <{p.value}> ?o }}"
+                  for p in sorted(PREDICATES, key=lambda p: p.value)]
+    index = (f"DELETE {{ GRAPH <{index_graph.value}> {{ ?s ?p ?o }} }} WHERE {{ GRAPH "
+             f"<{index_graph.value}> {{ ?s ?p ?o }} FILTER(STRSTARTS(STR(?s), "
+             f"\"{base}community/\")) }}")
+    return ";\n".join(classes + predicates + [index])
 
 
 def ask_query() -> str:

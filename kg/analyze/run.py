@@ -2,19 +2,23 @@
 
 `analyze(incidence, config)` computes an `Analysis`; `analyze_file` and `analyze_store` read a
 graph file or an Oxigraph store and write the analytics into it (a previous analysis is
-replaced). A graph file is streamed, never held in memory (N-Triples: only the lines that matter are
-parsed); the output is the graph followed by the analytics triples in canonical order, so
-`kg build --analyze` and `kg build` then `kg analyze` write the same bytes.
+replaced). A graph file is streamed, never held in memory (only the statements that matter
+are parsed, `kg.analyze.filescan`); the output is the graph's bytes followed by a comment line
+giving the analytics' length and the analytics triples in canonical order, so `kg build
+--analyze` and `kg build` then `kg analyze` write the same bytes, and a new analysis of an
+analysed file copies the bytes before that line and appends its own (the bytes of analysing the
+graph afresh).
 """
 
 from __future__ import annotations
 
+import gzip
 import logging
 import shutil
-import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, cast
@@ -25,13 +29,15 @@ from kg.analyze.centrality import link_strength, pagerank
 from kg.analyze.communities import community_label, find_communities
 from kg.analyze.config import AnalyzeConfig
 from kg.analyze.cooccurrence import cooccurrence_network
-from kg.analyze.incidence import Incidence, IncidenceReader, read_file, read_store
+from kg.analyze.filescan import read_file, tail_mark
+from kg.analyze.incidence import Incidence, IncidenceReader, read_store
 from kg.analyze.rdf import PAGE_RANK, analytics_triples, ask_query, delete_update, is_analytics
 from kg.analyze.results import Analysis
 from kg.analyze.similarity import related_concepts, similar_papers
 from kg.analyze.trends import concept_trend
 from kg.errors import InputError, KGError
 from kg.namespaces import DEFAULT_BASE, PREFIXES
+from kg.query.labels import INDEX_GRAPH
 from kg.query.store import load_store
 from kg.rdf.formats import GraphFormat
 from kg.rdf.io import file_format, open_binary, open_read_only
@@ -140,48 +146,50 @@ def analyze_file(
     source = Path(graph)
     target = Path(output) if output is not None else source
     fmt = _appendable(target)
-    inc, replaced = read_file(source, marker=PAGE_RANK)
-    analysis = analyze(inc, config)
+    scan = read_file(source, marker=PAGE_RANK)
+    log.info("read %s (%.1f s)", source, time.perf_counter() - started)
+    analysis = analyze(scan.incidence, config)
     triples = analytics_triples(analysis, base=base)
-    if not replaced and _same_format(source, target):
-        head: Iterable[ox.Triple | ox.Quad] | Path = source
+    log.info("analysis: %d triples (%.1f s)", len(triples), time.perf_counter() - started)
+    head: _Head | Iterable[ox.Triple | ox.Quad]
+    if _same_format(source, target) and (not scan.analysed or scan.tail is not None):
+        head = _Head(source, scan.tail)  # the graph's own bytes, without a previous tail
     else:
         head = _without_analytics(source, base)
     _write(target, fmt, head, triples)
-    return _report(target, analysis, len(triples), replaced, started)
+    log.info("wrote %s (%.1f s)", target, time.perf_counter() - started)
+    return _report(target, analysis, len(triples), scan.analysed, started)
 
 
 def analyze_store(
     store_dir: str | Path, *, config: AnalyzeConfig | None = None, base: str = DEFAULT_BASE
 ) -> AnalyzeReport:
     """Analyse the graph in an Oxigraph store folder and write the analytics into it (through
-    `kg.query.store.load_store`, so the store's indexes are rebuilt and a failure changes
+    `kg.query.store.load_store`: a copy of the store has a previous analysis removed and the new
+    one added, its indexes are rebuilt and it replaces the store, so a failure changes
     nothing)."""
     started = time.perf_counter()
     store_dir = Path(store_dir)
     live = open_read_only(store_dir)
     replaced = bool(live.query(ask_query(), use_default_graph_as_union=True))
-    if not replaced:
-        analysis = analyze(read_store(live), config)
-        del live
-        triples = analytics_triples(analysis, base=base)
-        load_store(store_dir, triples, replace=False)
-        return _report(store_dir, analysis, len(triples), replaced, started)
-    with tempfile.TemporaryDirectory(prefix="kg-analyze-", dir=store_dir.parent) as tmp:
-        copy = Path(tmp) / "store"
-        live.backup(str(copy))
-        del live
-        work = ox.Store(str(copy))
-        _strip(work)
-        analysis = analyze(read_store(work), config)
-        triples = analytics_triples(analysis, base=base)
-        dump = Path(tmp) / "graph.nt"
-        with dump.open("wb") as out:
-            work.dump(out, ox.RdfFormat.N_TRIPLES, from_graph=ox.DefaultGraph())
-            ox.serialize(triples, out, ox.RdfFormat.N_TRIPLES)
-        del work
-        load_store(store_dir, dump, replace=True)
+    # The incidence's predicates are never the analytics': read before the old ones go.
+    analysis = analyze(read_store(live), config)
+    del live
+    triples = analytics_triples(analysis, base=base)
+    log.info("analysis: %d triples (%.1f s)", len(triples), time.perf_counter() - started)
+    strip = delete_update(base, INDEX_GRAPH)
+    load_store(store_dir, triples, replace=False,
+               edit=(lambda store: store.update(strip)) if replaced else None)
     return _report(store_dir, analysis, len(triples), replaced, started)
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    """The bytes of the graph file `path` (uncompressed bytes if gzipped) up to `end`, or all
+    of them."""
+
+    path: Path
+    end: int | None
 
 
 def _without_analytics(path: Path, base: str) -> Iterator[ox.Triple | ox.Quad]:
@@ -191,14 +199,6 @@ def _without_analytics(path: Path, base: str) -> Iterator[ox.Triple | ox.Quad]:
         for triple in ox.parse(data, ox_format):
             if not is_analytics(triple, base):
                 yield triple
-
-
-def _strip(store: ox.Store) -> bool:
-    """Remove a previous analysis; True when there was one."""
-    if not store.query(ask_query(), use_default_graph_as_union=True):
-        return False
-    store.update(delete_update())
-    return True
 
 
 def _same_format(source: Path, target: Path) -> bool:
@@ -224,7 +224,7 @@ def append_triples(path: str | Path, triples: list[ox.Triple]) -> None:
     fmt = _appendable(target)
     try:
         with target.open("ab") as raw:
-            _serialize(triples, raw, fmt, zipped=target.name.lower().endswith(".gz"))
+            _serialize(triples, raw, fmt, zipped=target.name.lower().endswith(".gz"), tail=True)
     except OSError as exc:
         raise KGError(f"{target}: cannot write the graph ({exc}); check the directory") from exc
 
@@ -238,30 +238,61 @@ def _appendable(target: Path) -> GraphFormat:
 
 
 def _serialize(triples: Iterable[ox.Triple], raw: IO[bytes], fmt: GraphFormat, *,
-               zipped: bool) -> None:
-    import gzip
-
+               zipped: bool, tail: bool = False) -> None:
+    """Write `triples` to `raw` (as a gzip member of their own if `zipped`); as the analytics'
+    `tail`, after the comment line that gives their length."""
     if not zipped:
-        ox.serialize(triples, raw, fmt.rdf_format, prefixes=PREFIXES)
+        _serialize_plain(triples, raw, fmt, tail=tail)
         return
     with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as sink:
-        ox.serialize(triples, cast(IO[bytes], sink), fmt.rdf_format, prefixes=PREFIXES)
+        _serialize_plain(triples, cast(IO[bytes], sink), fmt, tail=tail)
 
 
-def _write(target: Path, fmt: GraphFormat, head: Path | Iterable[ox.Triple | ox.Quad],
+def _serialize_plain(triples: Iterable[ox.Triple], raw: IO[bytes], fmt: GraphFormat, *,
+                     tail: bool) -> None:
+    if not tail:
+        ox.serialize(triples, raw, fmt.rdf_format, prefixes=PREFIXES)
+        return
+    data = ox.serialize(triples, None, fmt.rdf_format, prefixes=PREFIXES)
+    assert data is not None  # pyoxigraph returns bytes when no output is given
+    raw.write(tail_mark(len(data)))
+    raw.write(data)
+
+
+def _write(target: Path, fmt: GraphFormat, head: _Head | Iterable[ox.Triple | ox.Quad],
            triples: list[ox.Triple]) -> None:
-    """Write the graph (the bytes of the file `head`, or the triples `head`) then the
-    analytics, to a temporary file renamed over `target`."""
+    """Write the graph (bytes of a file, or triples) then the analytics, to a temporary file
+    renamed over `target`."""
     zipped = target.name.lower().endswith(".gz")
     target.parent.mkdir(parents=True, exist_ok=True)
     with replacing(target) as raw:
-        if isinstance(head, Path):
-            with head.open("rb") as original:
-                shutil.copyfileobj(original, raw, 1 << 20)
+        if isinstance(head, _Head):
+            _copy_head(head, raw, zipped=zipped)
         else:
             graph = (ox.Triple(t.subject, t.predicate, t.object) for t in head)
             _serialize(graph, raw, fmt, zipped=zipped)
-        _serialize(triples, raw, fmt, zipped=zipped)
+        _serialize(triples, raw, fmt, zipped=zipped, tail=True)
+
+
+def _copy_head(head: _Head, raw: IO[bytes], *, zipped: bool) -> None:
+    """Copy the file's bytes (a gzipped file's up to `end` go into one new gzip member)."""
+    if head.end is None:
+        with head.path.open("rb") as original:
+            shutil.copyfileobj(original, raw, 1 << 20)
+        return
+    with ExitStack() as stack:
+        source = stack.enter_context(open_binary(head.path))
+        sink: IO[bytes] = raw
+        if zipped:
+            sink = cast(IO[bytes], stack.enter_context(
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0)))
+        left = head.end
+        while left:
+            chunk = source.read(min(left, 1 << 20))
+            if not chunk:
+                raise KGError(f"{head.path}: the file changed while it was analysed")
+            sink.write(chunk)
+            left -= len(chunk)
 
 
 def _report(output: Path, analysis: Analysis, triples: int, replaced: bool,

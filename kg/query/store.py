@@ -17,7 +17,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,13 +62,17 @@ def load_store(
     graph_path_or_triples: Path | str | Iterable[Any],
     *,
     replace: bool = True,
+    edit: Callable[[ox.Store], object] | None = None,
 ) -> LoadReport:
     """Bulk-load a graph file, or pyoxigraph `Triple`s/`Quad`s, into the store at `store_dir`.
 
     `replace=True` makes the store hold exactly the new graph; `replace=False` adds to what it
-    holds. All or nothing: on any failure the store keeps its previous contents and the error
-    (`InputError` for a bad file, `StoreError` otherwise) says why.
+    holds, after `edit` (if given) has changed the copy it adds to (e.g. removed what the new
+    triples replace). All or nothing: on any failure the store keeps its previous contents and
+    the error (`InputError` for a bad file, `StoreError` otherwise) says why.
     """
+    if replace and edit is not None:
+        raise ValueError("edit changes the store added to: it needs replace=False")
     store_dir = Path(store_dir)
     start = time.perf_counter()
     store_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -85,7 +89,7 @@ def load_store(
             fresh = work / "store"
             if not replace and is_store(store_dir):
                 open_read_only(store_dir).backup(str(fresh))
-            triples = _bulk_load(fresh, graph_path_or_triples)
+            triples = _bulk_load(fresh, graph_path_or_triples, edit)
             _swap(fresh, store_dir, work / "old")
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -94,11 +98,14 @@ def load_store(
     )
 
 
-def _bulk_load(target: Path, data: Path | str | Iterable[Any]) -> int:
-    """Load into the store at `target`, then (re)build its label and rank indexes; returns the
-    number of data triples (the index not counted)."""
+def _bulk_load(target: Path, data: Path | str | Iterable[Any],
+               edit: Callable[[ox.Store], object] | None = None) -> int:
+    """Load into the store at `target` (after `edit`), then (re)build its label and rank
+    indexes; returns the number of data triples (the index not counted)."""
     store = ox.Store(str(target))
     try:
+        if edit is not None:
+            edit(store)
         if isinstance(data, str | Path):
             load_file(store, data, bulk=True)
         else:

@@ -1,0 +1,284 @@
+"""Reading the incidence from a graph file without parsing the whole file.
+
+The analytics need four predicates (`NEEDED`) of a graph whose bulk is evidence and sentence
+nodes. The file is read in blocks of 16 MB; each needed predicate's name is looked for with
+`bytes.find` (compiled code, no Python step per line), and only the statements that hold one are
+parsed by pyoxigraph:
+
+- N-Triples: a statement is a line;
+- Turtle as kg writes it (its prefix header first, one statement per subject, continuation lines
+  indented with a tab, no multi-line literals): a statement runs from its subject's line to the
+  line ending in " .". Each statement found is checked (it follows the end of another, its
+  other lines are indented, it parses); a file that is not so laid out, or any doubt, is parsed
+  whole instead — the answer is the same, only slower.
+
+Other formats are parsed whole. `kg analyze` also learns where a previous analysis begins: the
+analytics are written after a comment line (`tail_mark`) that gives their length, so when the
+file ends with exactly those bytes, a new analysis copies the bytes before it and appends its own
+(no parsing, no re-serialising of the graph).
+
+On the 35,107-paper graph (docs/PERFORMANCE.md, "analyze"): the whole-file parse of the Turtle
+file took TODO s, the scan TODO s.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING
+
+from kg.analyze.incidence import Incidence, IncidenceReader
+from kg.errors import InputError
+from kg.namespaces import PREFIXES
+from kg.rdf.io import file_format, open_binary
+from kg.rdf.terms import KG_MENTIONS, SCHEMA_DATE_PUBLISHED, SKOS_PREF_LABEL
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pyoxigraph as ox
+
+log = logging.getLogger(__name__)
+
+#: The predicates `IncidenceReader` takes triples of.
+NEEDED = (KG_MENTIONS, SCHEMA_DATE_PUBLISHED, SKOS_PREF_LABEL)
+BLOCK = 1 << 24
+
+#: The comment line written before the analytics: `{n}` is their length in bytes.
+TAIL_MARK = "# kg analyze: {n} bytes of analytics follow; a new analysis replaces them\n"
+_TAIL_RE = re.compile(rb"# kg analyze: (\d+) bytes of analytics follow[^\n]*\n")
+_TAIL_NEEDLE = b"# kg analyze: "
+
+
+def tail_mark(size: int) -> bytes:
+    """The comment line that precedes `size` bytes of analytics."""
+    return TAIL_MARK.format(n=size).encode("ascii")
+
+
+@dataclass(frozen=True, slots=True)
+class FileScan:
+    """What reading a graph file found: the incidence; whether a triple with the marker
+    predicate was read (a previous analysis); and, when the file ends with the analytics a
+    previous `kg analyze` wrote after its `tail_mark` and nothing of an analysis comes before
+    them, the offset of that mark in the (uncompressed) file."""
+
+    incidence: Incidence
+    analysed: bool
+    tail: int | None = None
+
+
+def read_file(path: Path, *, marker: ox.NamedNode | None = None) -> FileScan:
+    """The incidence of a graph file, streamed (never held in memory); see the module."""
+    import pyoxigraph as ox
+
+    ox_format = file_format(path).oxigraph
+    if ox_format is None:
+        raise InputError("kg analyze reads Turtle, N-Triples, N-Quads, TriG, RDF/XML or "
+                         "JSON-LD", source=str(path))
+    predicates = NEEDED + ((marker,) if marker is not None else ())
+    if ox_format in (ox.RdfFormat.N_TRIPLES, ox.RdfFormat.TURTLE):
+        try:
+            return _scan_file(path, ox_format, predicates, marker)
+        except _NotLaidOut:
+            log.info("%s is not Turtle as kg writes it: parsing it whole", path)
+    reader = IncidenceReader()
+    found = False
+    with open_binary(path) as data:
+        try:
+            for triple in ox.parse(data, ox_format):
+                reader.add(triple)
+                found = found or triple.predicate == marker
+        except SyntaxError as exc:
+            raise InputError(f"not valid RDF: {exc}", source=str(path)) from exc
+    return FileScan(reader.incidence(), found)
+
+
+class _NotLaidOut(Exception):
+    """The Turtle file is not laid out as kg writes it."""
+
+
+def _scan_file(path: Path, ox_format: ox.RdfFormat, predicates: tuple[ox.NamedNode, ...],
+               marker: ox.NamedNode | None) -> FileScan:
+    import pyoxigraph as ox
+
+    turtle = ox_format is ox.RdfFormat.TURTLE
+    reader = IncidenceReader()
+    found = False
+    first_marked: int | None = None  # offset of the first statement naming the marker
+    with open_binary(path) as data:
+        scanner = _Scanner(data, predicates, marker, turtle=turtle)
+        for batch in scanner:
+            text = scanner.header + b"".join(statement for _, statement in batch)
+            try:
+                triples = list(ox.parse(text, ox_format))
+            except SyntaxError as exc:
+                if turtle:
+                    raise _NotLaidOut from exc
+                raise InputError(f"not valid RDF: {exc}", source=str(path)) from exc
+            for triple in triples:
+                reader.add(triple)
+                found = found or triple.predicate == marker
+            if first_marked is None and marker is not None:
+                first_marked = _first_with(marker, batch, scanner, ox_format)
+    tail = scanner.tail
+    if tail is not None and first_marked is not None and first_marked < tail:
+        tail = None  # an analysis (or part of one) before the mark: not only the tail's
+    return FileScan(reader.incidence(), found or scanner.marked, tail)
+
+
+def _first_with(predicate: ox.NamedNode, batch: list[tuple[int, bytes]], scanner: _Scanner,
+                ox_format: ox.RdfFormat) -> int | None:
+    """The offset of the first statement of `batch` with a triple of `predicate` (a name in
+    the text may be an object, as in the ontology, or inside a literal)."""
+    import pyoxigraph as ox
+
+    for at, statement in batch:
+        if any(name in statement for name in scanner.marker_names) and any(
+                t.predicate == predicate for t in ox.parse(scanner.header + statement, ox_format)):
+            return at
+    return None
+
+
+class _Scanner:
+    """Iterates over the statements of a file that name one of `predicates`, in batches (one
+    per block): `(offset in the file, the statement's bytes)`. Once a `tail_mark` is passed,
+    only the incidence's predicates are looked for (the marker's are the analytics'); afterwards
+    `tail` is the mark's offset when its analytics end the file exactly (else None)."""
+
+    def __init__(self, data: IO[bytes], predicates: tuple[ox.NamedNode, ...],
+                 marker: ox.NamedNode | None, *, turtle: bool) -> None:
+        self.data = data
+        self.turtle = turtle
+        self.header = b""
+        self.tail: int | None = None
+        self.marked = False  # a tail mark was passed
+        self._end_mark = 0  # the mark's offset
+        self._end: int | None = None  # where the file ends if the mark's analytics end it
+        self._directives: set[bytes] = set()
+        self._first = data.read(BLOCK)
+        if turtle:
+            self._read_header(self._first)
+        self._needles = tuple(name for p in predicates for name in self.names(p))
+        self.marker_names = self.names(marker) if marker is not None else ()
+
+    def names(self, predicate: ox.NamedNode) -> tuple[bytes, ...]:
+        """How `predicate` is written in the file: its IRI, and in Turtle its prefixed name
+        followed by a space (a hit inside a longer name or a literal only costs a parse)."""
+        full = f"<{predicate.value}>".encode()
+        if not self.turtle:
+            return (full,)
+        return (full, *(f"{name}:{predicate.value[len(iri):]} ".encode()
+                        for name, iri in PREFIXES.items() if predicate.value.startswith(iri)))
+
+    def _read_header(self, first: bytes) -> None:
+        """The leading @prefix lines, which must bind exactly kg's prefixes."""
+        bound: dict[str, str] = {}
+        end = 0
+        while first.startswith(b"@prefix ", end):
+            line_end = first.find(b"\n", end)
+            match = re.fullmatch(rb"@prefix ([A-Za-z][\w.-]*)?: <([^>]*)> \.\n",
+                                 first[end:line_end + 1])
+            if line_end < 0 or match is None:
+                raise _NotLaidOut
+            bound[(match.group(1) or b"").decode()] = match.group(2).decode()
+            self._directives.add(match.group(0))
+            end = line_end + 1
+        if bound != PREFIXES:
+            raise _NotLaidOut
+        self.header = first[:end]
+
+    def __iter__(self) -> Iterator[list[tuple[int, bytes]]]:
+        offset = 0  # of `text` in the file
+        text = self._first
+        while True:
+            chunk = self.data.read(BLOCK)
+            text += chunk
+            cut = self._cut(text) if chunk else len(text)
+            if chunk and cut == 0:
+                continue
+            body, text = text[:cut], text[cut:]
+            if self.turtle:
+                self._check_turtle(body)
+            found: list[tuple[int, bytes]] = []
+            mark = len(body) if self.marked else self._find_mark(body, offset)
+            if mark:
+                found += self._statements(body[:mark], offset, self._needles)
+            if mark < len(body):
+                found += self._statements(body[mark:], offset + mark, tuple(
+                    n for n in self._needles if n not in self.marker_names))
+            if found:
+                yield found
+            offset += len(body)
+            if not chunk:
+                break
+        if self._end == offset:
+            self.tail = self._end_mark
+
+    def _cut(self, text: bytes) -> int:
+        """Where the last whole statement of `text` ends (0: none does)."""
+        if self.turtle:
+            at = text.rfind(b" .\n")
+            return 0 if at < 0 else at + 3
+        return text.rfind(b"\n") + 1
+
+    def _check_turtle(self, body: bytes) -> None:
+        """No multi-line literal, and every directive is one of the header's."""
+        if b'"""' in body or b"'''" in body:
+            raise _NotLaidOut
+        starts = [0] if body.startswith(b"@") else []
+        at = body.find(b"\n@")
+        while at >= 0:
+            starts.append(at + 1)
+            at = body.find(b"\n@", at + 1)
+        for start in starts:
+            if body[start:body.find(b"\n", start) + 1] not in self._directives:
+                raise _NotLaidOut
+
+    def _find_mark(self, body: bytes, offset: int) -> int:
+        """The position of the first tail mark in `body` (its length if none)."""
+        at = body.find(_TAIL_NEEDLE)
+        while at >= 0:
+            match = _TAIL_RE.match(body, at)
+            if match is not None and (at == 0 or body[at - 1:at] == b"\n"):
+                self.marked = True
+                self._end_mark = offset + at
+                self._end = offset + at + len(match.group(0)) + int(match.group(1))
+                return at
+            at = body.find(_TAIL_NEEDLE, at + 1)
+        return len(body)
+
+    def _statements(self, body: bytes, offset: int, needles: tuple[bytes, ...]
+                    ) -> list[tuple[int, bytes]]:
+        starts: set[int] = set()
+        for needle in needles:
+            at = body.find(needle)
+            while at >= 0:
+                starts.add(self._statement_start(body, at))
+                at = body.find(needle, self._statement_end(body, at))
+        found = []
+        for start in sorted(starts):
+            statement = body[start:self._statement_end(body, start)]
+            if self.turtle and statement.count(b"\n") != statement.count(b"\n\t") + 1:
+                raise _NotLaidOut  # a line inside the statement that is not indented
+            found.append((offset + start, statement))
+        return found
+
+    def _statement_start(self, body: bytes, at: int) -> int:
+        start = body.rfind(b"\n", 0, at) + 1
+        if not self.turtle:
+            return start
+        while body.startswith(b"\t", start):
+            start = body.rfind(b"\n", 0, start - 1) + 1
+        if start and not body.endswith(b" .\n", 0, start):
+            raise _NotLaidOut  # the line before the subject's does not end a statement
+        return start
+
+    def _statement_end(self, body: bytes, at: int) -> int:
+        end = body.find(b" .\n" if self.turtle else b"\n", at)
+        if end < 0:
+            if self.turtle:
+                raise _NotLaidOut
+            return len(body)
+        return end + (3 if self.turtle else 1)
