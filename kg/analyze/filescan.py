@@ -251,34 +251,68 @@ class _Scanner:
 
     def _statements(self, body: bytes, offset: int, needles: tuple[bytes, ...]
                     ) -> list[tuple[int, bytes]]:
-        starts: set[int] = set()
+        """The statements of `body` that hold a needle; in Turtle, each hit's line made a
+        statement of its own (the subject and that line's predicate and objects)."""
+        if not self.turtle:
+            starts: set[int] = set()
+            for needle in needles:
+                at = body.find(needle)
+                while at >= 0:
+                    start = body.rfind(b"\n", 0, at) + 1
+                    starts.add(start)
+                    end = body.find(b"\n", at)
+                    at = -1 if end < 0 else body.find(needle, end)
+            found = []
+            for start in sorted(starts):
+                end = body.find(b"\n", start)
+                found.append((offset + start, body[start:] if end < 0 else body[start:end + 1]))
+            return found
+        lines: dict[int, bytes] = {}
         for needle in needles:
             at = body.find(needle)
             while at >= 0:
-                starts.add(self._statement_start(body, at))
-                at = body.find(needle, self._statement_end(body, at))
-        found = []
-        for start in sorted(starts):
-            statement = body[start:self._statement_end(body, start)]
-            if self.turtle and statement.count(b"\n") != statement.count(b"\n\t") + 1:
-                raise _NotLaidOut  # a line inside the statement that is not indented
-            found.append((offset + start, statement))
-        return found
+                start = body.rfind(b"\n", 0, at) + 1
+                end = body.find(b"\n", at) + 1
+                if start not in lines:
+                    statement = self._turtle_line(body, start, end, at)
+                    if statement is not None:
+                        lines[start] = statement
+                at = body.find(needle, end) if end else -1
+        return [(offset + start, lines[start]) for start in sorted(lines)]
 
-    def _statement_start(self, body: bytes, at: int) -> int:
-        start = body.rfind(b"\n", 0, at) + 1
-        if not self.turtle:
-            return start
+    def _turtle_line(self, body: bytes, start: int, end: int, at: int) -> bytes | None:
+        """The line `body[start:end]` as a statement when the name at `at` is its predicate
+        (None when it is an object or inside a literal)."""
+        tabbed = body.startswith(b"\t", start)
+        if body[start + tabbed:start + tabbed + 1].isspace():
+            raise _NotLaidOut  # indented otherwise than by one tab
+        if body[at - 2:at].rstrip() == b";":
+            raise _NotLaidOut  # a predicate after another on the same line
+        if tabbed:
+            if at != start + 1:
+                return None
+            subject_line = self._subject_line(body, start)
+            subject = body[subject_line:body.find(b" ", subject_line)]
+            text = subject + b" " + body[start + 1:end]
+        else:
+            if body.find(b" ", start) != at - 1:
+                return None
+            if start and not body.endswith(b" .\n", 0, start):
+                raise _NotLaidOut  # the line before a subject's does not end a statement
+            text = body[start:end]
+        if not text.endswith((b" ;\n", b" .\n")):
+            raise _NotLaidOut  # the predicate's objects go on over the next line
+        return text[:-2] + b".\n"
+
+    def _subject_line(self, body: bytes, line: int) -> int:
+        """The start of the subject's line of the statement whose (indented) line starts at
+        `line`; every line between ends a predicate's objects (nothing nested)."""
+        start = line
         while body.startswith(b"\t", start):
             start = body.rfind(b"\n", 0, start - 1) + 1
         if start and not body.endswith(b" .\n", 0, start):
             raise _NotLaidOut  # the line before the subject's does not end a statement
+        between = body[start:line]
+        if between.count(b"\n") != between.count(b" ;\n"):
+            raise _NotLaidOut
         return start
-
-    def _statement_end(self, body: bytes, at: int) -> int:
-        end = body.find(b" .\n" if self.turtle else b"\n", at)
-        if end < 0:
-            if self.turtle:
-                raise _NotLaidOut
-            return len(body)
-        return end + (3 if self.turtle else 1)
