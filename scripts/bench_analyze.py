@@ -92,10 +92,10 @@ def synthetic(n_papers: int, networkx_louvain: bool) -> None:
           f"{sum(map(len, inc.paper_concepts)):,} links ({time.perf_counter() - start:.1f} s)")
     start = time.perf_counter()
     network = cooccurrence_network(inc, min_papers=config.min_papers)
-    print(f"co-occurrence network: {network.graph.number_of_nodes():,} concepts, "
-          f"{network.graph.number_of_edges():,} links ({time.perf_counter() - start:.1f} s)")
+    print(f"co-occurrence network: {len(network.nodes):,} concepts, "
+          f"{len(network.links.source):,} links ({time.perf_counter() - start:.1f} s)")
     start = time.perf_counter()
-    found = find_communities(network.graph.nodes, network.links, seed=config.seed,
+    found = find_communities(network.nodes.tolist(), network.links, seed=config.seed,
                              backbone_links=config.community_links)
     print(f"Leiden (igraph) on the backbone: {len(found)} communities "
           f"({time.perf_counter() - start:.1f} s)")
@@ -104,7 +104,7 @@ def synthetic(n_papers: int, networkx_louvain: bool) -> None:
 
         keep = backbone(network.links, config.community_links)
         graph: nx.Graph = nx.Graph()
-        graph.add_nodes_from(network.graph.nodes)
+        graph.add_nodes_from(network.nodes.tolist())
         graph.add_weighted_edges_from(zip(network.links.source[keep].tolist(),
                                           network.links.target[keep].tolist(),
                                           network.links.weight[keep].tolist(), strict=True))

@@ -143,9 +143,10 @@ def _computed_communities(graph: nx.DiGraph) -> dict[str, tuple[str, str]]:
     network = cooccurrence_network(inc, min_papers=config.min_papers)
     _, rank = pagerank(inc)
     found: dict[str, tuple[str, str]] = {}
-    for community in find_communities(network.graph.nodes, network.links, seed=config.seed,
+    for community in find_communities(network.nodes.tolist(), network.links, seed=config.seed,
                                       key=inc.concepts.__getitem__,
-                                      backbone_links=config.community_links):
+                                      backbone_links=config.community_links,
+                                      iterations=config.leiden_iterations):
         label = community_label(community.members, inc.labels, rank, config.label_concepts)
         for member in community.members:
             found[concepts[member]] = (f"community/{community.number}", label)

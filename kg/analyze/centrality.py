@@ -6,7 +6,8 @@
   graph: a concept ranks high when well-connected papers use it, a paper when it links
   concepts that many papers use.
 
->>> from kg.analyze.incidence import Incidence
+>>> from kg.analyze.cooccurrence import Network
+from kg.analyze.incidence import Incidence
 >>> inc = Incidence(["p1", "p2"], ["a", "b"], [[0, 1], [0]], [None, None])
 >>> papers, concepts = pagerank(inc)
 >>> concepts[0] > concepts[1], papers[0] > papers[1]
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kg.analyze.cooccurrence import Network
 from kg.analyze.incidence import Incidence
 
 if TYPE_CHECKING:
@@ -25,9 +27,14 @@ if TYPE_CHECKING:
 DAMPING = 0.85
 
 
-def link_strength(graph: nx.Graph) -> dict[int, int]:
-    """Each node's sum of edge `count`s."""
-    return {int(n): int(d) for n, d in graph.degree(weight="count")}
+def link_strength(network: Network) -> dict[int, int]:
+    """Each node's sum of its links' `count`s."""
+    import numpy as np
+
+    links, size = network.links, len(network.paper_counts)
+    total = (np.bincount(links.source, weights=links.count, minlength=size)
+             + np.bincount(links.target, weights=links.count, minlength=size))
+    return {int(j): int(total[j]) for j in network.nodes}
 
 
 def pagerank(inc: Incidence) -> tuple[list[float], list[float]]:

@@ -47,10 +47,12 @@ class Community:
 def find_communities(
     nodes: Iterable[int], links: LinkArrays, *, seed: int, resolution: float = 1.0,
     key: Callable[[int], str] = str, backbone_links: int | None = None,
+    iterations: int = 4,
 ) -> list[Community]:
     """Leiden communities of the network (`nodes`, `links`) with at least two members,
     numbered by size; `key` gives a node's tie-breaking name (its IRI). With
-    `backbone_links`, Leiden runs on `backbone(links, backbone_links)`."""
+    `backbone_links`, Leiden runs on `backbone(links, backbone_links)`; it makes `iterations`
+    passes (-1: until a pass changes nothing)."""
     import igraph
     import numpy as np
 
@@ -64,7 +66,8 @@ def find_communities(
     try:
         found = graph.community_leiden(objective_function="modularity",
                                        weights=links.weight[keep].tolist(),
-                                       resolution=resolution, n_iterations=-1)
+                                       resolution=resolution,
+                                       n_iterations=iterations)
     finally:
         igraph.set_random_number_generator(random)  # igraph's default: the random module
     groups = [tuple(int(vertices[i]) for i in sorted(members))

@@ -20,6 +20,11 @@ class AnalyzeConfig:
       communities) and resolution (1.0 = classic modularity).
     - `community_links`: Leiden runs on each concept's this-many strongest links (a k-nearest-
       neighbour backbone, `kg.analyze.communities.backbone`), not on every chance co-occurrence.
+    - `leiden_iterations`: Leiden's passes over the network (igraph's and leidenalg's default
+      is 2; -1 runs until a pass changes nothing). Each pass can only improve the partition; on
+      the 35,107-paper graph (36,298 concepts, 250k backbone links) modularity was 0.652 after 2
+      passes, 0.655 after 4, 0.656 after 8 and 0.659 at convergence, which took 16 times as
+      long as 4 passes (46 s against 2.8 s on the loaded machine).
     - `label_concepts`: a community is labelled with its this-many most central concepts.
     - `similar_papers`, `related_concepts`: top-k kept per paper and per concept.
     - `similar_max_papers`: concepts in more papers than this do not count towards paper
@@ -35,6 +40,7 @@ class AnalyzeConfig:
     seed: int = 42
     resolution: float = 1.0
     community_links: int = 10
+    leiden_iterations: int = 4
     label_concepts: int = 3
     similar_papers: int = 5
     similar_max_papers: int = 500
@@ -48,5 +54,7 @@ class AnalyzeConfig:
                      "similar_max_papers", "related_concepts", "min_shared"):
             if getattr(self, name) < 1:
                 raise ValueError(f"AnalyzeConfig.{name} must be at least 1")
+        if self.leiden_iterations < 1 and self.leiden_iterations != -1:
+            raise ValueError("AnalyzeConfig.leiden_iterations must be at least 1, or -1")
         if self.burst_scale <= 1.0:
             raise ValueError("AnalyzeConfig.burst_scale must be above 1")

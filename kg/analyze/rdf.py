@@ -97,7 +97,7 @@ def community_iri(base: str, number: int) -> str:
 
 def analytics_triples(analysis: Analysis, *, base: str) -> list[Triple]:
     """Every triple of the analysis, canonically ordered."""
-    return list(parse(analytics_ntriples(analysis, base=base), RdfFormat.N_TRIPLES))
+    return [q.triple for q in parse(analytics_ntriples(analysis, base=base), RdfFormat.N_TRIPLES)]
 
 
 def analytics_ntriples(analysis: Analysis, *, base: str) -> bytes:

@@ -31,7 +31,14 @@ from kg.analyze.config import AnalyzeConfig
 from kg.analyze.cooccurrence import cooccurrence_network
 from kg.analyze.filescan import read_file, tail_mark
 from kg.analyze.incidence import Incidence, IncidenceReader, read_store
-from kg.analyze.rdf import PAGE_RANK, analytics_triples, ask_query, delete_update, is_analytics
+from kg.analyze.rdf import (
+    PAGE_RANK,
+    analytics_ntriples,
+    analytics_triples,
+    ask_query,
+    delete_update,
+    is_analytics,
+)
 from kg.analyze.results import Analysis
 from kg.analyze.similarity import related_concepts, similar_papers
 from kg.analyze.trends import concept_trend
@@ -87,12 +94,12 @@ def analyze(inc: Incidence, config: AnalyzeConfig | None = None) -> Analysis:
     started = time.perf_counter()
     network = cooccurrence_network(inc, min_papers=config.min_papers)
     log.info("co-occurrence network: %d concepts, %d links (%.1f s)",
-             network.graph.number_of_nodes(), network.graph.number_of_edges(),
-             time.perf_counter() - started)
+             len(network.nodes), len(network.links.source), time.perf_counter() - started)
     paper_rank, concept_rank = pagerank(inc)
-    communities = find_communities(network.graph.nodes, network.links, seed=config.seed,
+    communities = find_communities(network.nodes.tolist(), network.links, seed=config.seed,
                                    resolution=config.resolution, key=inc.concepts.__getitem__,
-                                   backbone_links=config.community_links)
+                                   backbone_links=config.community_links,
+                                   iterations=config.leiden_iterations)
     log.info("%d communities (%.1f s)", len(communities), time.perf_counter() - started)
     labels = [community_label(c.members, inc.labels, concept_rank, config.label_concepts)
               for c in communities]
@@ -103,17 +110,18 @@ def analyze(inc: Incidence, config: AnalyzeConfig | None = None) -> Analysis:
             for j in linked:
                 concept_years[j].append(paper_year)
     # Trends of the network's concepts only: a concept in fewer papers has no trend to speak of.
+    in_network = network.member()
     trends = [
         concept_trend(years, year_totals, scale=config.burst_scale, cost=config.burst_cost)
-        if j in network.graph else None
+        if in_network[j] else None
         for j, years in enumerate(concept_years)
     ]
     similar = similar_papers(inc, k=config.similar_papers, max_papers=config.similar_max_papers)
     log.info("similar papers (%.1f s)", time.perf_counter() - started)
-    related = related_concepts(network.graph, k=config.related_concepts,
+    related = related_concepts(network.links, k=config.related_concepts,
                                min_shared=config.min_shared)
-    return Analysis(inc, communities, labels, link_strength(network.graph), paper_rank,
-                    concept_rank, trends, similar, related, network.graph.number_of_edges())
+    return Analysis(inc, communities, labels, link_strength(network), paper_rank,
+                    concept_rank, trends, similar, related, len(network.links.source))
 
 
 def analyze_triples(
@@ -149,8 +157,9 @@ def analyze_file(
     scan = read_file(source, marker=PAGE_RANK)
     log.info("read %s (%.1f s)", source, time.perf_counter() - started)
     analysis = analyze(scan.incidence, config)
-    triples = analytics_triples(analysis, base=base)
-    log.info("analysis: %d triples (%.1f s)", len(triples), time.perf_counter() - started)
+    triples = analytics_ntriples(analysis, base=base)
+    count = triples.count(b"\n")
+    log.info("analysis: %d triples (%.1f s)", count, time.perf_counter() - started)
     head: _Head | Iterable[ox.Triple | ox.Quad]
     if _same_format(source, target) and (not scan.analysed or scan.tail is not None):
         head = _Head(source, scan.tail)  # the graph's own bytes, without a previous tail
@@ -158,7 +167,7 @@ def analyze_file(
         head = _without_analytics(source, base)
     _write(target, fmt, head, triples)
     log.info("wrote %s (%.1f s)", target, time.perf_counter() - started)
-    return _report(target, analysis, len(triples), scan.analysed, started)
+    return _report(target, analysis, count, scan.analysed, started)
 
 
 def analyze_store(
@@ -175,12 +184,13 @@ def analyze_store(
     # The incidence's predicates are never the analytics': read before the old ones go.
     analysis = analyze(read_store(live), config)
     del live
-    triples = analytics_triples(analysis, base=base)
-    log.info("analysis: %d triples (%.1f s)", len(triples), time.perf_counter() - started)
+    triples = analytics_ntriples(analysis, base=base)
+    count = triples.count(b"\n")
+    log.info("analysis: %d triples (%.1f s)", count, time.perf_counter() - started)
     strip = delete_update(base, INDEX_GRAPH)
-    load_store(store_dir, triples, replace=False,
+    load_store(store_dir, ox.parse(triples, ox.RdfFormat.N_TRIPLES), replace=False,
                edit=(lambda store: store.update(strip)) if replaced else None)
-    return _report(store_dir, analysis, len(triples), replaced, started)
+    return _report(store_dir, analysis, count, replaced, started)
 
 
 @dataclass(frozen=True, slots=True)
@@ -237,10 +247,11 @@ def _appendable(target: Path) -> GraphFormat:
     return fmt
 
 
-def _serialize(triples: Iterable[ox.Triple], raw: IO[bytes], fmt: GraphFormat, *,
+def _serialize(triples: Iterable[ox.Triple] | bytes, raw: IO[bytes], fmt: GraphFormat, *,
                zipped: bool, tail: bool = False) -> None:
-    """Write `triples` to `raw` (as a gzip member of their own if `zipped`); as the analytics'
-    `tail`, after the comment line that gives their length."""
+    """Write `triples` (or the triples of N-Triples text) to `raw` (as a gzip member of their
+    own if `zipped`); as the analytics' `tail`, after the comment line that gives their
+    length."""
     if not zipped:
         _serialize_plain(triples, raw, fmt, tail=tail)
         return
@@ -248,8 +259,10 @@ def _serialize(triples: Iterable[ox.Triple], raw: IO[bytes], fmt: GraphFormat, *
         _serialize_plain(triples, cast(IO[bytes], sink), fmt, tail=tail)
 
 
-def _serialize_plain(triples: Iterable[ox.Triple], raw: IO[bytes], fmt: GraphFormat, *,
-                     tail: bool) -> None:
+def _serialize_plain(triples: Iterable[ox.Triple] | bytes, raw: IO[bytes], fmt: GraphFormat,
+                     *, tail: bool) -> None:
+    if isinstance(triples, bytes):
+        triples = (t.triple for t in ox.parse(triples, ox.RdfFormat.N_TRIPLES))
     if not tail:
         ox.serialize(triples, raw, fmt.rdf_format, prefixes=PREFIXES)
         return
@@ -260,7 +273,7 @@ def _serialize_plain(triples: Iterable[ox.Triple], raw: IO[bytes], fmt: GraphFor
 
 
 def _write(target: Path, fmt: GraphFormat, head: _Head | Iterable[ox.Triple | ox.Quad],
-           triples: list[ox.Triple]) -> None:
+           triples: bytes) -> None:
     """Write the graph (bytes of a file, or triples) then the analytics, to a temporary file
     renamed over `target`."""
     zipped = target.name.lower().endswith(".gz")

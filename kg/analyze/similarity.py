@@ -6,7 +6,7 @@ sharing "large language model" (Salton & Buckley's tf-idf with binary term frequ
 `k` other papers of each paper with a positive score are kept, best first (ties: paper order).
 
 Related concepts: a concept's links in the co-occurrence network with at least `min_shared`
-papers in common, strongest association first.
+papers in common, strongest association first (ties: more shared papers, then concept order).
 
 >>> from kg.analyze.incidence import Incidence
 >>> inc = Incidence(["p1", "p2", "p3", "p4"], ["a", "b", "c"], [[0, 1], [0, 1], [0, 2], [2]],
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from kg.analyze.incidence import Incidence
 
 if TYPE_CHECKING:
-    import networkx as nx
+    from kg.analyze.cooccurrence import LinkArrays
 
 #: Papers per block of the sparse product (bounds the memory of one block's scores).
 BLOCK = 2000
@@ -95,18 +95,20 @@ def similar_papers(inc: Incidence, *, k: int, max_papers: int | None = None) -> 
     return found
 
 
-def related_concepts(graph: nx.Graph, *, k: int, min_shared: int) -> list[Related]:
-    """The top-`k` associated concepts of every node of the co-occurrence network."""
-    found: list[Related] = []
-    for node in sorted(graph):
-        links = [
-            (float(data["weight"]), int(data["count"]), int(other))
-            for other, data in graph[node].items()
-            if data["count"] >= min_shared
-        ]
-        links.sort(key=lambda item: (-round(item[0], 9), -item[1], item[2]))
-        found.extend(
-            Related(int(node), other, strength, shared, rank)
-            for rank, (strength, shared, other) in enumerate(links[:k], start=1)
-        )
-    return found
+def related_concepts(links: LinkArrays, *, k: int, min_shared: int) -> list[Related]:
+    """The top-`k` associated concepts of every concept of the network (`links`)."""
+    import numpy as np
+
+    strong = links.count >= min_shared
+    source, target = links.source[strong], links.target[strong]
+    ends = np.concatenate((source, target))
+    others = np.concatenate((target, source))
+    counts = np.concatenate((links.count[strong], links.count[strong]))
+    weights = np.concatenate((links.weight[strong], links.weight[strong]))
+    order = np.lexsort((others, -counts, -np.round(weights, 9), ends))
+    sorted_ends = ends[order]
+    rank = np.arange(len(order)) - np.searchsorted(sorted_ends, sorted_ends, side="left")
+    top = order[rank < k]
+    return [Related(int(c), int(o), float(w), int(n), int(r) + 1) for c, o, w, n, r in zip(
+        ends[top].tolist(), others[top].tolist(), weights[top].tolist(), counts[top].tolist(),
+        rank[rank < k].tolist(), strict=True)]
