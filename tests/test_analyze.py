@@ -217,6 +217,11 @@ def test_turtle_kg_did_not_write_is_read_whole_with_the_same_answer(
         with caplog.at_level("INFO", logger="kg.analyze.filescan"):
             assert read_file(path).incidence == expected
         assert "parsing it whole" in caplog.text
+    # Two predicates on one line, as kg never writes them: still read (the whole parse).
+    one_line = tmp_path / "one-line.ttl"
+    one_line.write_bytes(plain_graph.read_bytes() + f"<{B}paper/t23-9> a kg:Paper ; "
+                         f"kg:mentions <{B}concept/on-one-line> .\n".encode())
+    assert B + "concept/on-one-line" in read_file(one_line).incidence.concepts
 
 
 def _triples(path: Path) -> set[str]:
