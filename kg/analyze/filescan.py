@@ -1,24 +1,26 @@
 """Reading the incidence from a graph file without parsing the whole file.
 
-The analytics need four predicates (`NEEDED`) of a graph whose bulk is evidence and sentence
-nodes. The file is read in blocks of 16 MB; each needed predicate's name is looked for with
+The analytics need three predicates (`NEEDED`, and a marker one) of a graph whose bulk is
+evidence and sentence nodes. The file is read in blocks of 16 MB; each needed predicate's name is looked for with
 `bytes.find` (compiled code, no Python step per line), and only the statements that hold one are
 parsed by pyoxigraph:
 
 - N-Triples: a statement is a line;
-- Turtle as kg writes it (its prefix header first, one statement per subject, continuation lines
-  indented with a tab, no multi-line literals): a statement runs from its subject's line to the
-  line ending in " .". Each statement found is checked (it follows the end of another, its
-  other lines are indented, it parses); a file that is not so laid out, or any doubt, is parsed
-  whole instead — the answer is the same, only slower.
+- Turtle as kg writes it (its prefix header first, one statement per subject, each predicate
+  and its objects on one line indented with a tab, no multi-line literals): the line of a hit,
+  behind its statement's subject, is parsed as a statement of its own. Each is checked (the
+  subject's line follows the end of another statement, every line between ends in " ;", the
+  hit is the line's predicate, it parses); a file not so laid out, or any doubt, is parsed
+  whole instead — the same answer, only slower.
 
 Other formats are parsed whole. `kg analyze` also learns where a previous analysis begins: the
 analytics are written after a comment line (`tail_mark`) that gives their length, so when the
 file ends with exactly those bytes, a new analysis copies the bytes before it and appends its own
 (no parsing, no re-serialising of the graph).
 
-On the 35,107-paper graph (docs/PERFORMANCE.md, "analyze"): the whole-file parse of the Turtle
-file took TODO s, the scan TODO s.
+On the 35,107-paper graph (676 MB of Turtle, 11.8 M triples) reading takes 11 s of CPU and
+parses 650k triples; parsing every statement that names a needed predicate took 4.7 M
+(docs/PERFORMANCE.md, "Analysis").
 """
 
 from __future__ import annotations
