@@ -1,9 +1,9 @@
 """Reading the incidence from a graph file without parsing the whole file.
 
 The analytics need three predicates (`NEEDED`, and a marker one) of a graph whose bulk is
-evidence and sentence nodes. The file is read in blocks of 16 MB; each needed predicate's name is looked for with
-`bytes.find` (compiled code, no Python step per line), and only the statements that hold one are
-parsed by pyoxigraph:
+evidence and sentence nodes. The file is read in blocks of 16 MB; each needed predicate's name
+is looked for with `bytes.find` (compiled code, no Python step per line), and only the
+statements that hold one are parsed by pyoxigraph:
 
 - N-Triples: a statement is a line;
 - Turtle as kg writes it (its prefix header first, one statement per subject, each predicate
