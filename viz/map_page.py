@@ -107,7 +107,6 @@ def render_map(model: MapModel, full: nx.DiGraph, store: pyoxigraph.Store, *,
         "note": note,
         "years": all_years,
         "communities": communities,
-        "papers": papers.rows,
         "types": {t: c for t, c in TYPE_COLORS.items()},
         "other": OTHER_COMMUNITY,
         "ramp": list(YEAR_RAMP),
@@ -119,6 +118,9 @@ def render_map(model: MapModel, full: nx.DiGraph, store: pyoxigraph.Store, *,
     env.globals.update(
         page_title=f"Map of the field — {source_name}",
         page=page,
+        # Read by the page only when a panel lists papers: on the 35k-paper graph this table is
+        # most of the page's 10 MB, and parsing it as script delayed the first frame.
+        papers=papers.rows,
         vis_js=_asset("pyvis", "templates/lib/vis-9.1.2/vis-network.min.js"),
         page_js=_asset("viz", "assets/map.js"),
         page_css=_asset("viz", "assets/page.css") + _asset("viz", "assets/map.css"),

@@ -8,7 +8,15 @@
   const STARTED_AT = performance.now();
   const MAP = KG_MAP;
   const YEARS = MAP.years;
-  const PAPERS = MAP.papers; // [title, year, id, url, authors, venue]
+  // The papers the panels list: [title, year, id, url, authors, venue], parsed from their
+  // JSON element the first time a panel needs them (not before the first frame).
+  let paperRows = null;
+  function paperRow(ref) {
+    if (paperRows === null) {
+      paperRows = JSON.parse(document.getElementById("kg-papers").textContent);
+    }
+    return paperRows[ref];
+  }
 
   function el(tag, className, text) {
     const node = document.createElement(tag);
@@ -126,7 +134,7 @@
     return total;
   }
   function paperInYears(ref) {
-    const year = PAPERS[ref][1];
+    const year = paperRow(ref)[1];
     if (year === null || year === undefined || !YEARS.length) return true;
     const i = YEARS.indexOf(Number(String(year).slice(0, 4)));
     return i < 0 || (i >= state.from && i <= state.to);
@@ -157,7 +165,7 @@
   // ---- details: a community or a concept, and its papers ----
   const details = document.getElementById("details");
   function paperItem(ref, score) {
-    const row = PAPERS[ref];
+    const row = paperRow(ref);
     const li = el("li", "paper");
     const href = safeHref(row[3]);
     const title = href ? el("a", "ext", row[0]) : el("span", null, row[0]);
@@ -319,7 +327,7 @@
   function csv() {
     const rows = [["id", "title", "year", "venue", "authors", "url"]];
     selectionPapers().forEach(function (ref) {
-      const p = PAPERS[ref];
+      const p = paperRow(ref);
       rows.push([p[2], p[0], p[1], p[5], p[4], p[3]]);
     });
     return rows.map(function (r) { return r.map(csvCell).join(","); }).join("\r\n") + "\r\n";
@@ -327,7 +335,7 @@
   function bibValue(text) { return String(text).replace(/[{}\\]/g, ""); }
   function bibtex() {
     return selectionPapers().map(function (ref) {
-      const p = PAPERS[ref];
+      const p = paperRow(ref);
       const key = String(p[2] || ("paper" + ref)).replace(/[^A-Za-z0-9_:.-]/g, "_");
       const fields = [["title", p[0]], ["year", p[1]], ["booktitle", p[5]], ["url", p[3]]];
       if (p[4]) fields.splice(1, 0, ["author", String(p[4]).split("; ").join(" and ")]);
