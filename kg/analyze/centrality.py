@@ -6,8 +6,7 @@
   graph: a concept ranks high when well-connected papers use it, a paper when it links
   concepts that many papers use.
 
->>> from kg.analyze.cooccurrence import Network
-from kg.analyze.incidence import Incidence
+>>> from kg.analyze.incidence import Incidence
 >>> inc = Incidence(["p1", "p2"], ["a", "b"], [[0, 1], [0]], [None, None])
 >>> papers, concepts = pagerank(inc)
 >>> concepts[0] > concepts[1], papers[0] > papers[1]
