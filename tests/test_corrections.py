@@ -57,6 +57,12 @@ def corpus_with(corrections_text: str | None, tmp_path: Path) -> Corpus:
         "p2": Extraction("p2", mentions=(m("ZZ-Net", 15, ConceptType.MODEL),
                                          m("large language model", 30))),
     }
+    return linked(papers, extractions, corrections_text, tmp_path)
+
+
+def linked(papers: list[Paper], extractions: dict[str, Extraction],
+           corrections_text: str | None, tmp_path: Path) -> Corpus:
+    """`link_corpus` of the papers, with the corrections file `corrections_text` if given."""
     fixes = []
     if corrections_text is not None:
         path = tmp_path / "corrections.yaml"
@@ -253,12 +259,7 @@ def corpus_with_junk(corrections_text: str | None, tmp_path: Path) -> Corpus:
     papers = [Paper(f"p{i}", text, title=f"Paper {i}") for i in range(2)]
     extractions = {p.id: Extraction(p.id, mentions=(m("LLM", 0), m("10X", 7), m("ZZ-Net", 23)))
                    for p in papers}
-    fixes = []
-    if corrections_text is not None:
-        path = tmp_path / "corrections.yaml"
-        path.write_text(corrections_text, encoding="utf-8")
-        fixes = read_corrections(path)
-    return link_corpus(papers, extractions, fixes)
+    return linked(papers, extractions, corrections_text, tmp_path)
 
 
 def test_what_hygiene_drops_is_recorded_in_the_graph(tmp_path: Path) -> None:
