@@ -291,3 +291,19 @@ def test_no_named_query_repeats_a_row(source: Source, name: str) -> None:
     if not result.is_graph:
         rows = [tuple(compact(t) if t is not None else "" for t in row) for row in result.rows]
         assert len(rows) == len(set(rows))
+
+
+def test_the_named_queries_are_checked_once_and_then_trusted() -> None:
+    """`kg serve` checks every named query's text for SERVICE/FROM when it starts; its workers
+    trust those texts (no parse per worker), and nothing else."""
+    from kg.query.safety import RefusedQuery, _verdict, check_query, trust
+
+    texts = queries.checked_texts()
+    assert len(texts) == len(queries.names()) and all(texts)
+    trust(texts)
+    _verdict.cache_clear()
+    for text in texts:
+        check_query(text)
+    assert _verdict.cache_info().misses == 0
+    with pytest.raises(RefusedQuery):
+        check_query(texts[0].replace("WHERE {", "WHERE { SERVICE <http://127.0.0.1:9/> {} ", 1))

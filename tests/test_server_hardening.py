@@ -220,3 +220,30 @@ def test_two_slow_queries_do_not_hold_up_fast_ones(kg_server_module: Any) -> Non
     assert statuses == [200] * 20
     assert still_running == [True, True]
     assert slow_answers == [503, 503]
+
+
+@pytest.mark.server
+def test_named_queries_have_a_lane_that_slow_sparql_never_fills(kg_server_module: Any) -> None:
+    """Five slow queries: more than the SPARQL lane's two workers and two spares, so one of
+    them waits; meanwhile 20 named queries (each a different request: no cache) are all
+    answered, while every slow one still runs or waits."""
+    server = kg_server_module
+    slow_answers: list[int] = []
+    slow = [
+        threading.Thread(target=lambda i=i: slow_answers.append(_get(
+            server.sparql + "?" + urllib.parse.urlencode({"query": f"{SLOW} # {i}"}))[0]))
+        for i in range(5)
+    ]
+    for thread in slow:
+        thread.start()
+    statuses = [
+        _get(server.base + "/queries/papers-using?" + urllib.parse.urlencode(
+            {"concept": "diffusion model", "limit": str(rows)}))[0]
+        for rows in range(1, 21)
+    ]
+    still_running = [thread.is_alive() for thread in slow]
+    for thread in slow:
+        thread.join()
+    assert statuses == [200] * 20
+    assert still_running == [True] * 5
+    assert sorted(slow_answers) == [503] * 5

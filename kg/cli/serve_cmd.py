@@ -34,10 +34,14 @@ from kg.server import ServerConfig, serve
 @click.option("--max-request-bytes", type=click.IntRange(min=1024), default=1_000_000,
               show_default=True, help="Refuse larger requests (HTTP 413).")
 @click.option("--workers", type=click.IntRange(min=1), default=2, show_default=True,
-              help="Query processes (each holds the graph; a timed-out one is replaced).")
+              help="Query processes for SPARQL sent to /sparql and the /graph pages (each holds "
+              "the graph; a timed-out one is replaced).")
+@click.option("--named-workers", type=click.IntRange(min=1), default=2, show_default=True,
+              help="Query processes for the named queries (/queries/NAME): a lane of their own, "
+              "never queued behind slow SPARQL.")
 @click.option("--spare-workers", type=click.IntRange(min=0), default=2, show_default=True,
-              help="Extra query processes held ready: up to this many slow queries (over 1 s) "
-              "at a time never leave fast ones waiting.")
+              help="Extra query processes held ready in each lane: up to this many slow "
+              "queries (over 1 s) at a time never leave fast ones waiting.")
 @click.option("--engine", type=click.Choice(["auto", "rdflib", "oxigraph"]), default="auto",
               show_default=True, help="How workers hold a graph file in memory (see kg query).")
 @click.option("--cors", "cors", multiple=True, metavar="ORIGIN",
@@ -58,6 +62,7 @@ def serve_command(
     page_rows: int,
     max_request_bytes: int,
     workers: int,
+    named_workers: int,
     spare_workers: int,
     engine: str,
     cors: tuple[str, ...],
@@ -81,6 +86,7 @@ def serve_command(
         page_rows=page_rows,
         max_request_bytes=max_request_bytes,
         workers=workers,
+        named_workers=named_workers,
         spare_workers=spare_workers,
         cors=cors,
         allow_hosts=allow_hosts,

@@ -34,11 +34,14 @@ class Hints:
     `labels`: variable -> a text equal to one of the concept's labels, ignoring case.
     `contains`: variable -> a text one of the concept's labels contains, ignoring case.
     `ranked`: the query's rows come in the rank order of this concept variable.
+    `query`: the named query's name (a source may have a proven faster way to answer it:
+    `kg.query.answers`).
     """
 
     labels: Mapping[str, str] = field(default_factory=dict)
     contains: Mapping[str, str] = field(default_factory=dict)
     ranked: Ranked | None = None
+    query: str | None = None
 
 
 def hints(query: NamedQuery, values: Mapping[str, str]) -> Hints:
@@ -51,7 +54,9 @@ def hints(query: NamedQuery, values: Mapping[str, str]) -> Hints:
             if p.kind is kind and p.target and values.get(p.name) is not None
         }
 
-    return Hints(targets(ParamKind.LABEL), targets(ParamKind.CONTAINS), query.ranked)
+    return Hints(
+        targets(ParamKind.LABEL), targets(ParamKind.CONTAINS), query.ranked, query.name
+    )
 
 
 def resolve(query: NamedQuery, values: Mapping[str, str]) -> dict[str, Term]:

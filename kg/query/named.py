@@ -336,6 +336,18 @@ def get(name: str) -> NamedQuery:
         ) from None
 
 
+def checked_texts() -> tuple[str, ...]:
+    """The text of every named query, each checked by `kg.query.safety.check_query` (never
+    SERVICE or FROM); raises its `QueryError` for one that fails. `kg serve` checks them once
+    and its query workers `trust` them."""
+    from kg.query.safety import check_query
+
+    texts = tuple(q.text for q in all_queries())
+    for text in texts:
+        check_query(text)
+    return texts
+
+
 def ranked_paper_properties() -> set[str]:
     """The paper properties `@ranked ?paper <property>` tags name (the rank index keeps them)."""
     return {

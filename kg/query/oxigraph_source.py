@@ -12,13 +12,21 @@ from typing import TYPE_CHECKING, Any
 import pyoxigraph as ox
 
 from kg.errors import QueryError, StoreError
+from kg.query import answers
 from kg.query.labels import build_label_index, candidates, data_graphs, has_label_index
+from kg.query.links import LinkIndex
 from kg.query.named import Ranked, ranked_paper_properties
 from kg.query.ranks import RANK_FILE, RankIndex
 from kg.query.result import QueryResult
 from kg.query.safety import check_query
 from kg.query.sources import Bindings, Source, bound_terms, syntax_error, take
-from kg.query.sparql_text import inject_candidates, inject_values, query_form
+from kg.query.sparql_text import (
+    group_starts,
+    inject_candidates,
+    insert_blocks,
+    query_form,
+    values_block,
+)
 from kg.query.terms import Term
 from kg.rdf.io import load_file, open_read_only
 
@@ -42,7 +50,13 @@ class OxigraphSource(Source):
     growth = 4
     max_candidates = 20_000
 
-    def __init__(self, store: ox.Store, description: str, ranks: RankIndex | None = None):
+    def __init__(
+        self,
+        store: ox.Store,
+        description: str,
+        ranks: RankIndex | None = None,
+        links: LinkIndex | None = None,
+    ):
         self.store = store
         self.description = description
         self.indexed = has_label_index(store)
@@ -50,12 +64,15 @@ class OxigraphSource(Source):
         # GRAPH ?g sees the data's named graphs only, never the label index.
         self.named = [g for g in self.graphs if not isinstance(g, ox.DefaultGraph)]
         self.ranks = ranks
+        self.links = links  # `kg.query.answers` answers some named queries from it
         self.first_batch: int | None = None  # tests: start ranked runs this small
 
     @classmethod
     def open_dir(cls, path: Path) -> OxigraphSource:
         """The store in folder `path` (made by `kg load --store` or `kg build --store`)."""
-        source = cls(open_read_only(path), f"{path} (Oxigraph store)", RankIndex.open(path))
+        ranks = RankIndex.open(path)
+        links = LinkIndex.open(path) if ranks is not None else None
+        source = cls(open_read_only(path), f"{path} (Oxigraph store)", ranks, links)
         if source.ranks is None and (path / RANK_FILE).is_file():
             source.indexed = False  # another tool wrote to the store: its label index is old
         return source
@@ -66,10 +83,10 @@ class OxigraphSource(Source):
         store = ox.Store()
         load_file(store, path)
         build_label_index(store)
-        ranks = RankIndex.build(
-            store, data_graphs(store), paper_properties=ranked_paper_properties()
-        )
-        return cls(store, f"{path} (Oxigraph, in memory)", ranks)
+        graphs = data_graphs(store)
+        ranks = RankIndex.build(store, graphs, paper_properties=ranked_paper_properties())
+        links = LinkIndex.build(store, graphs, ranks=ranks)
+        return cls(store, f"{path} (Oxigraph, in memory)", ranks, links if links.usable else None)
 
     def query(
         self,
@@ -86,6 +103,10 @@ class OxigraphSource(Source):
         ranked = hints.ranked if hints is not None else None
         usable = ranked is not None and self.ranks is not None and self.ranks.usable[ranked.order]
         try:
+            if hints is not None and hints.query is not None and "c" in candidates:
+                answered = self._answer(sparql, form, terms, hints.query, candidates["c"], limit)
+                if answered is not None:
+                    return answered
             # A label narrows the query more than any walk over every concept or paper: that
             # walk is for the rest. The first rows of papers linked to a label's concepts come
             # from a walk over those papers.
@@ -99,6 +120,31 @@ class OxigraphSource(Source):
             raise StoreError(f"{self.description}: the store failed: {exc}") from exc
         except RuntimeError as exc:  # Oxigraph's evaluation errors: an unsupported function, ...
             raise QueryError(f"SPARQL error: Oxigraph cannot evaluate this query: {exc}") from exc
+
+    def _answer(
+        self,
+        sparql: str,
+        form: str,
+        terms: Mapping[str, Term],
+        name: str,
+        found: list[str],
+        limit: int | None,
+    ) -> QueryResult | None:
+        """The answer of the named query `name` with its costly sub-select answered from the
+        link index (`kg.query.answers`); None when there is no proven answer for it here."""
+        if self.links is None or "concept" not in terms:
+            return None
+
+        def matched() -> list[str]:
+            rows = self._run(answers.MATCH, {"concept": terms["concept"]}, {"c": found})
+            return [row[0].value for row in rows if isinstance(row[0], ox.NamedNode)]
+
+        def run(text: str, cap: int | None) -> QueryResult:
+            return _oxigraph_result(self._query_text(text, sparql), form, cap)
+
+        return answers.answer(
+            name, sparql, terms, self.links, matched, run, limit, first_batch=self.first_batch
+        )
 
     def _candidates(self, terms: Mapping[str, Term], hints: Hints) -> dict[str, list[str]]:
         """Variable -> the terms it may take, from the indexes (only variables they cover)."""
@@ -199,9 +245,23 @@ class OxigraphSource(Source):
             rows = [list(row) for row in itertools.product(*(candidates[v] for v in variables))]
             text = inject_candidates(sparql, names, param_row, variables, rows)
         else:
-            text = inject_values(sparql, names, [param_row]) if names else sparql
+            # The blocks inject_values would add one after the other (parameters, then each
+            # candidate variable at the start of its groups), placed from the positions in
+            # the query as written, which are cached: no re-reading of a text with blocks.
+            blocks: dict[int, str] = {}
+            if names:
+                block = values_block(names, [param_row])
+                for at in _starts(sparql, names):
+                    blocks[at] = block
             for variable, found in sorted(candidates.items()):
-                text = inject_values(text, [variable], [[term] for term in found])
+                block = values_block([variable], [[term] for term in found])
+                for at in _starts(sparql, [variable]):
+                    blocks[at] = block + blocks.get(at, "")
+            text = insert_blocks(sparql, blocks) if blocks else sparql
+        return self._query_text(text, sparql)
+
+    def _query_text(self, text: str, sparql: str) -> Any:
+        """Run `text`: the query `sparql` with its VALUES blocks."""
         try:
             return self.store.query(text, default_graph=self.graphs, named_graphs=self.named)
         except SyntaxError as exc:
@@ -225,6 +285,15 @@ class OxigraphSource(Source):
         if self.ranks is not None:
             self.ranks.close()
         del self.store
+
+
+def _starts(sparql: str, variables: list[str]) -> list[int]:
+    """Where `inject_values` binds `variables` (it raises when the query does not use them)."""
+    starts = group_starts(sparql, variables)
+    if not starts:
+        unused = ", ".join(f"?{name}" for name in variables)
+        raise QueryError(f"the query does not use {unused}, so it cannot be bound")
+    return starts
 
 
 def _iris(iris: list[str]) -> list[str]:

@@ -18,6 +18,7 @@ lexical tokens that can hide a brace: strings (all four quotings), IRIs and comm
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -85,6 +86,14 @@ class _Group:
 
 
 def group_starts(text: str, variables: Iterable[str] | None = None) -> list[int]:
+    """The offsets just after every `{` that opens a group graph pattern (see
+    `_group_starts`); cached, as named queries bind the same variables of the same text on
+    every call."""
+    return list(_group_starts(text, None if variables is None else tuple(variables)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _group_starts(text: str, variables: tuple[str, ...] | None) -> tuple[int, ...]:
     """The offsets just after every `{` that opens a group graph pattern.
 
     That is every `{` except a CONSTRUCT template, a VALUES data block and a group that holds
@@ -135,7 +144,7 @@ def group_starts(text: str, variables: Iterable[str] | None = None) -> list[int]
             groups.append(_Group(token.start + 1, boundary))
     if not found and wanted is None:
         raise QueryError("the query has no group pattern ({ … }) to bind parameters in")
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 def _is_word(token: Token | None, word: str) -> bool:
@@ -244,3 +253,72 @@ def line_column(text: str, offset: int) -> tuple[int, int]:
     """1-based line and column of a character offset."""
     line = text.count("\n", 0, offset) + 1
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+@functools.lru_cache(maxsize=64)
+def values_template(text: str, projection: tuple[str, ...]) -> tuple[str, int]:
+    """`text` with the first sub-select that projects exactly `projection` (in that order)
+    replaced by the group `{ VALUES (?a ?b) { } }`, and the offset in that block where its
+    rows go (`fill_template`). The rest of the text is unchanged: the engine runs it on the
+    rows given for the sub-select as it would on the sub-select's own.
+
+    >>> q = "SELECT * { ?x ?p ?n { SELECT ?x (COUNT(*) AS ?n) { ?x ?q ?y } GROUP BY ?x } }"
+    >>> template, at = values_template(q, ("x", "n"))
+    >>> template
+    'SELECT * { ?x ?p ?n { VALUES (?x ?n) {  } } }'
+    >>> template[:at] + "(<a> 1)" + template[at:]
+    'SELECT * { ?x ?p ?n { VALUES (?x ?n) { (<a> 1) } } }'
+    """
+    items = list(tokens(text))
+    for i, token in enumerate(items):
+        if token.text != "{" or i + 1 >= len(items) or not _is_word(items[i + 1], "SELECT"):
+            continue
+        if _projection(items, i + 2) != list(projection):
+            continue
+        depth = 0
+        for end in range(i, len(items)):
+            if items[end].kind == "punct" and items[end].text in "{}":
+                depth += 1 if items[end].text == "{" else -1
+                if depth == 0:
+                    block = values_block(projection, [])
+                    head = text[: token.start] + "{" + block[: -len(" }")]
+                    return head + " } }" + text[items[end].start + 1 :], len(head)
+    wanted = " ".join(f"?{name}" for name in projection)
+    raise QueryError(f"the query has no sub-select of {wanted} to answer from an index")
+
+
+def _projection(items: list[Token], at: int) -> list[str]:
+    """The variables a SELECT clause starting at token `at` projects, in order."""
+    found: list[str] = []
+    depth = 0
+    alias = False
+    for token in items[at:]:
+        if depth == 0 and (_is_word(token, "WHERE") or token.text == "{"):
+            break
+        if token.kind == "punct" and token.text in "()":
+            depth += 1 if token.text == "(" else -1
+        elif _is_word(token, "AS"):
+            alias = True
+        elif token.kind == "var" and (depth == 0 or alias):
+            found.append(token.text[1:])
+            alias = False
+    return found
+
+
+def fill_template(
+    template: str,
+    at: int,
+    rows: Sequence[Sequence[str]],
+    params: Sequence[str] = (),
+    param_row: Sequence[str] = (),
+) -> str:
+    """A `values_template` with its `rows`, and `params` bound to `param_row` as
+    `inject_values` binds them (parameters the template no longer uses are left out)."""
+    blocks: dict[int, str] = {at: " ".join("(" + " ".join(row) + ")" for row in rows)}
+    used = [(name, term) for name, term in zip(params, param_row, strict=True)
+            if group_starts(template, [name])]
+    if used:
+        block = values_block([name for name, _ in used], [[term for _, term in used]])
+        for start in group_starts(template, [name for name, _ in used]):
+            blocks[start] = block
+    return insert_blocks(template, blocks)

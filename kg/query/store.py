@@ -4,7 +4,8 @@ A store is an Oxigraph (RocksDB) folder, so `oxigraph serve --location DIR` can 
 How a store folder is opened (read-only, recovering a swap cut short) is in `kg.rdf.io`.
 Next to the graph (in the default graph, or the named graphs of a TriG/N-Quads file) it holds a
 label index in the named graph `kg.query.labels.INDEX_GRAPH`, and the folder holds a rank index
-(`kg.query.ranks.RANK_FILE`, SQLite), both rebuilt by every load.
+(`kg.query.ranks.RANK_FILE`) and a link index (`kg.query.links.LINK_FILE`), both SQLite, all
+rebuilt by every load.
 `load_store` never writes into the live folder: it bulk-loads a new store next to it and swaps
 the two folders by renaming, so a failed load (bad file, full disk, Ctrl-C) leaves the previous
 contents exactly as they were, and readers that have the old store open keep reading it.
@@ -15,6 +16,7 @@ from __future__ import annotations
 import gc
 import os
 import shutil
+import sqlite3
 import tempfile
 import time
 from collections.abc import Callable, Iterable
@@ -26,11 +28,12 @@ import pyoxigraph as ox
 
 from kg.errors import StoreError
 from kg.query.labels import build_label_index, data_graphs, index_size
+from kg.query.links import LINK_FILE, LinkIndex
 from kg.query.named import ranked_paper_properties
 from kg.query.ranks import RANK_FILE, RankIndex
 from kg.rdf.io import LOADING, is_store, load_file, locked, open_read_only, quads, recover
 
-__all__ = ["LoadReport", "load_store", "store_size"]
+__all__ = ["LoadReport", "index_links", "load_store", "store_size"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,20 +116,50 @@ def _bulk_load(target: Path, data: Path | str | Iterable[Any],
         build_label_index(store)  # a replace starts empty; an append keeps the old keys
         store.flush()
         triples = len(store) - index_size(store)
+        graphs = data_graphs(store)
         ranks = RankIndex.build(
-            store,
-            data_graphs(store),
-            target / RANK_FILE,
-            paper_properties=ranked_paper_properties(),
+            store, graphs, target / RANK_FILE, paper_properties=ranked_paper_properties()
         )
+        links = LinkIndex.build(store, graphs, target / LINK_FILE, ranks=ranks)
     except OSError as exc:
         raise StoreError(f"{target}: bulk load failed: {exc}") from exc
     finally:
         del store
         gc.collect()  # closes the RocksDB handle before the folder is renamed
-    ranks.seal(target)  # the store's files as they stay: any later writer changes them
-    ranks.close()
+    for index in (ranks, links):
+        index.seal(target)  # the store's files as they stay: any later writer changes them
+        index.close()
     return triples
+
+
+def index_links(store_dir: Path | str) -> float | None:
+    """Write the store's link index (`kg.query.links`) when it has none that fits it (a store
+    loaded by an older paperkg, or whose index a writer outdated); the seconds it took, or None
+    when the index was already there. The store is only read; the index goes to a temporary
+    file renamed into place, so readers see either no index or a whole one. Needs the store's
+    rank index to be current (its papers' order); without it, papers-using runs as written.
+    Raises `StoreError` when the folder cannot be written."""
+    store_dir = Path(store_dir)
+    if LinkIndex.open(store_dir) is not None:
+        return None
+    start = time.perf_counter()
+    store = open_read_only(store_dir)
+    ranks = RankIndex.open(store_dir)
+    work = store_dir / f".{LINK_FILE}{LOADING}"
+    try:
+        links = LinkIndex.build(store, data_graphs(store), work, ranks=ranks)
+        links.seal(store_dir)
+        links.close()
+        os.replace(work, store_dir / LINK_FILE)
+    except (OSError, sqlite3.Error) as exc:
+        work.unlink(missing_ok=True)
+        raise StoreError(f"{store_dir}: cannot write its link index: {exc}") from exc
+    finally:
+        if ranks is not None:
+            ranks.close()
+        del store
+        gc.collect()
+    return time.perf_counter() - start
 
 
 def _swap(fresh: Path, live: Path, old: Path) -> None:

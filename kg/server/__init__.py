@@ -12,8 +12,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
+from typing import TYPE_CHECKING
 
 from kg.errors import QueryError
+
+if TYPE_CHECKING:
+    from kg.server.workers import SourceSpec, WorkerPool
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,8 +34,9 @@ class ServerConfig:
     max_rows: int = 10_000
     page_rows: int = 100  # named queries: rows a page (`offset`, `limit` ask for others)
     max_request_bytes: int = 1_000_000
-    workers: int = 2
-    spare_workers: int = 2  # held back for when slow queries hold the others
+    workers: int = 2  # SPARQL sent by users, and the browser pages
+    named_workers: int = 2  # named queries: their own lane, never queued behind the others
+    spare_workers: int = 2  # in each lane, held back for when slow queries hold the others
     slow_after: float = 1.0  # seconds after which a query counts as slow
     max_waiting: int = 64  # requests waiting for a worker; more get 503 at once
     max_connections: int = 256
@@ -47,25 +52,23 @@ def serve(
     announce: Callable[[str], None] = print,
 ) -> None:
     """Serve until SIGINT/SIGTERM; `announce` receives the URL lines once ready."""
+    from kg.query import named as named_queries
     from kg.server.handler import SparqlServer
     from kg.server.page import render_page
-    from kg.server.workers import SourceSpec, WorkerPool
+    from kg.server.workers import SourceSpec
 
     if sum(x is not None for x in (config.source, config.store, config.endpoint)) != 1:
         raise QueryError("give exactly one of a graph file or store folder, --store DIR")
-    spec = SourceSpec(config.source, config.store, config.endpoint, config.engine)
-    pool = WorkerPool(
-        spec,
-        size=config.workers,
-        timeout=config.timeout,
-        spares=config.spare_workers,
-        slow_after=config.slow_after,
-        max_waiting=config.max_waiting,
-    )
+    _index_store(config)
+    spec = SourceSpec(config.source, config.store, config.endpoint, config.engine,
+                      trusted=named_queries.checked_texts())
+    pool, named_pool = _open_lanes(spec, config)
     try:
-        server = SparqlServer((host, port), pool, config, render_page(pool.description))
+        server = SparqlServer((host, port), pool, config, render_page(pool.description),
+                              named_pool=named_pool)
     except OSError as exc:
         pool.close()
+        named_pool.close()
         raise QueryError(f"cannot listen on {host}:{port}: {exc}") from exc
     previous = signal.signal(signal.SIGTERM, _exit_on_sigterm)
     try:
@@ -82,6 +85,60 @@ def serve(
         signal.signal(signal.SIGTERM, previous)
         server.server_close()
         pool.close()
+        named_pool.close()
+
+
+def _open_lanes(spec: SourceSpec, config: ServerConfig) -> tuple[WorkerPool, WorkerPool]:
+    """The two lanes of query workers, started side by side: one for SPARQL written by users
+    and the browser pages (any of which may run to the time limit, and whose slow queries
+    yield the CPU), one for the named queries (short, and never queued behind the others)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from kg.server.workers import WorkerPool
+
+    def lane(size: int, yield_when_slow: bool) -> WorkerPool:
+        return WorkerPool(
+            spec,
+            size=size,
+            timeout=config.timeout,
+            spares=config.spare_workers,
+            slow_after=config.slow_after,
+            max_waiting=config.max_waiting,
+            yield_when_slow=yield_when_slow,
+        )
+
+    with ThreadPoolExecutor(2) as starting:
+        opened = [starting.submit(lane, config.workers, True),
+                  starting.submit(lane, config.named_workers, False)]
+        failures = [f.exception() for f in opened]
+    pools = [f.result() for f, failed in zip(opened, failures, strict=True) if failed is None]
+    if len(pools) < 2:
+        for pool in pools:
+            pool.close()
+        raise next(failed for failed in failures if failed is not None)
+    return pools[0], pools[1]
+
+
+def _index_store(config: ServerConfig) -> None:
+    """Give a store folder its link index if it has none that fits (a store from an older
+    paperkg): the named queries a service gets most are answered from it (`kg.query.answers`).
+    Written once, before the workers open the store; a folder that cannot be written is served
+    without it."""
+    from pathlib import Path
+
+    from kg.errors import StoreError
+    from kg.query.store import index_links
+
+    folder = config.store or config.source
+    if folder is None or config.endpoint is not None or not Path(folder).is_dir():
+        return
+    try:
+        seconds = index_links(folder)
+    except StoreError as exc:
+        print(f"kg serve: serving without a link index: {exc}", file=sys.stderr)
+        return
+    if seconds is not None:
+        print(f"kg serve: wrote the store's link index in {seconds:.1f} s", file=sys.stderr)
 
 
 def _url_host(host: str) -> str:

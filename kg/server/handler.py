@@ -46,15 +46,26 @@ class SparqlServer(ThreadingHTTPServer):
     """An HTTP server with the worker pool, settings and page the handler needs.
 
     One thread per connection (HTTP/1.1 keep-alive), at most `config.max_connections` at a
-    time: a connection over that gets an immediate 503 rather than a thread.
+    time: a connection over that gets an immediate 503 rather than a thread. Named queries run
+    in their own lane of workers (`named_pool`), SPARQL sent by users and the browser pages in
+    `pool`: a slow query there never queues a named query behind it.
     """
 
     daemon_threads = True
     request_queue_size = 256  # the listen backlog: bursts of clients are not dropped
 
-    def __init__(self, address: tuple[str, int], pool: WorkerPool, config: Any, page: bytes):
+    def __init__(
+        self,
+        address: tuple[str, int],
+        pool: WorkerPool,
+        config: Any,
+        page: bytes,
+        *,
+        named_pool: WorkerPool | None = None,
+    ):
         super().__init__(address, SparqlHandler)
         self.pool = pool
+        self.named_pool = named_pool or pool
         self.config = config
         self.page = page
         self._page_source = pool.description
@@ -62,8 +73,11 @@ class SparqlServer(ThreadingHTTPServer):
         self.pages = PageCache(lambda: pool.version)
         # Query results, likewise: the source is read-only, so an answer holds until it changes.
         budget = int(getattr(config, "cache_mb", 0) * 1_000_000)
-        self.results = PageCache(lambda: pool.version, max_pages=100_000, max_bytes=budget,
-                                 max_reply_bytes=budget // 16)
+        self.results = {
+            lane: PageCache(lambda lane=lane: lane.version, max_pages=100_000,  # type: ignore[misc]
+                            max_bytes=budget, max_reply_bytes=budget // 16)
+            for lane in {pool, self.named_pool}
+        }
         self.slots = threading.BoundedSemaphore(getattr(config, "max_connections", 256))
         self.allowed_hosts = _allowed_hosts(
             str(self.server_address[0]), getattr(config, "allow_hosts", ())
@@ -337,13 +351,13 @@ class SparqlHandler(BaseHTTPRequestHandler):
         says where the time went: waiting for a worker, running in it, or a cache hit. An
         answer with more rows than it holds links to `next_page` (`Link: <…>; rel="next"`)."""
         timing: dict[str, float] = {}
+        pool = self.server.named_pool if task.kind == "named" else self.server.pool
         if task.kind == "sparql" and _CHANGING.search(task.text):
-            reply = self.server.pool.run(task, timing=timing)  # a new answer every time
+            reply = pool.run(task, timing=timing)  # a new answer every time
         else:
             key = (("kind", task.kind), ("text", task.text), ("fmt", task.fmt),
                    ("rows", str(task.max_rows)), ("offset", str(task.offset)), *task.params)
-            reply = self.server.results.get(key, lambda: self.server.pool.run(task,
-                                                                              timing=timing))
+            reply = self.server.results[pool].get(key, lambda: pool.run(task, timing=timing))
         parts = [f"{name};dur={seconds * 1000:.1f}" for name, seconds in timing.items()]
         extra = [("Server-Timing", ", ".join(parts) or "cache;desc=hit")]
         if next_page is not None and ("X-Paperkg-Truncated", "true") in reply.headers:

@@ -38,6 +38,8 @@ class SourceSpec:
     store: str | None = None
     endpoint: str | None = None
     engine: str = "auto"
+    # Query texts the server has checked (the named queries): workers do not parse them again.
+    trusted: tuple[str, ...] = ()
 
     @property
     def remote(self) -> bool:
@@ -149,7 +151,9 @@ def _render_graph(source: Any, task: Task) -> Reply:
 def _worker_main(conn: Connection, spec: SourceSpec) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
     if not spec.remote:
-        from kg.query.safety import lock_down_rdflib, sandbox_process
+        from kg.query.safety import lock_down_rdflib, sandbox_process, trust
+
+        trust(spec.trusted)
 
         if not sandbox_process():  # first, while this process has one thread
             print(
@@ -225,7 +229,9 @@ class WorkerPool:
     `spares` slow ones), and while other requests wait its worker drops to the lowest CPU
     priority, so slow queries never leave fast ones without a worker or a CPU. Idle workers
     are taken last in, first out (the one that answered last, its caches warm, answers next).
-    At most `max_waiting` requests wait for a worker; more are refused at once (503).
+    At most `max_waiting` requests wait for a worker; more are refused at once (503). With
+    `yield_when_slow`, a slow query always drops to the lowest priority (another pool's
+    queries may need the CPU).
 
     Every `watch_every` seconds the pool compares the source's identity (`source_version`)
     with the one its workers opened; when it changed, `reload` opens it in a new generation of
@@ -243,8 +249,10 @@ class WorkerPool:
         slow_after: float = 1.0,
         max_waiting: int = 64,
         watch_every: float = 1.0,
+        yield_when_slow: bool = False,
     ):
         self.spec = spec
+        self.yield_when_slow = yield_when_slow
         self.size = size
         self.spares = spares
         self.timeout = timeout
@@ -422,7 +430,7 @@ class WorkerPool:
         with self._cond:
             self._slow += 1
             self._dispatch()
-            crowded = bool(self._queue) or not self._idle
+            crowded = self.yield_when_slow or bool(self._queue) or not self._idle
         if crowded:
             with contextlib.suppress(OSError):
                 os.setpriority(os.PRIO_PROCESS, worker.process.pid, 19)
