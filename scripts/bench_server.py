@@ -1,7 +1,8 @@
 """Load test of `kg serve`: fast named queries from many clients while slow queries run.
 
     python scripts/bench_server.py --store out/graph.db [--clients 50] [--slow 2]
-        [--seconds 60] [--labels 300] [--workers 2] [--spare-workers 2] [--timeout 30]
+        [--seconds 60] [--labels 300] [--workers 2] [--named-workers 2] [--spare-workers 2]
+        [--timeout 30]
         [--cache-mb 64]
     python scripts/bench_server.py --graph out/graph.ttl ...
 
@@ -66,8 +67,8 @@ def start(args: argparse.Namespace) -> tuple[subprocess.Popen[str], str]:
     source = ["--store", str(args.store)] if args.store else [str(args.graph)]
     command = [
         kg, "serve", *source, "--port", "0", "--workers", str(args.workers),
-        "--spare-workers", str(args.spare_workers), "--timeout", str(args.timeout),
-        "--cache-mb", str(args.cache_mb),
+        "--named-workers", str(args.named_workers), "--spare-workers", str(args.spare_workers),
+        "--timeout", str(args.timeout), "--cache-mb", str(args.cache_mb),
     ]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
     assert process.stdout is not None
@@ -172,7 +173,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--labels", type=int, default=300,
                         help="concepts whose three lookups make the pool of fast requests")
-    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--workers", type=int, default=2, help="the /sparql lane")
+    parser.add_argument("--named-workers", type=int, default=2, help="the named queries' lane")
     parser.add_argument("--spare-workers", type=int, default=2)
     parser.add_argument("--timeout", type=float, default=30)
     parser.add_argument("--cache-mb", type=int, default=64)
@@ -228,7 +230,8 @@ def main() -> None:
     misses = [s for s in answered if not s.hit]
     print(
         f"{args.clients} clients + {args.slow} slow, {elapsed:.0f} s, workers {args.workers} "
-        f"+ {args.spare_workers} spare, timeout {args.timeout:g} s, cache {args.cache_mb} MB, "
+        f"(/sparql) and {args.named_workers} (named) + {args.spare_workers} spare, "
+        f"timeout {args.timeout:g} s, cache {args.cache_mb} MB, "
         f"clients in {args.client_processes} processes, "
         f"{len(paths)} distinct fast requests, load average {os.getloadavg()[0]:.1f}"
     )

@@ -260,3 +260,17 @@ def test_a_store_without_a_link_index_gets_one_when_opened_to_serve(
     assert LinkIndex.open(target) is not None
     assert index_links(target) is None  # already there
     assert sorted(p.name for p in target.iterdir() if "links" in p.name) == [LINK_FILE]
+
+
+def test_serving_imports_no_numpy_before_the_workers_leave_the_network() -> None:
+    """numpy starts native threads on import, and a process with threads cannot enter a network
+    namespace: what a query worker imports before `sandbox_process` must not load it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, kg.query, kg.query.answers, kg.server, kg.server.workers, kg.server.handler; "
+        "print('numpy' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False"

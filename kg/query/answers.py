@@ -31,7 +31,6 @@ import functools
 import hashlib
 from collections.abc import Callable, Mapping
 
-import numpy as np
 import pyoxigraph as ox
 
 from kg.query.links import ROLE_RANKS, LinkIndex
@@ -93,22 +92,19 @@ def answer(
         return run(fill_template(template, at, rows, names, param_row), limit)
     role = terms.get("role")
     strongest = ROLE_RANKS.get(role.value) if isinstance(role, ox.NamedNode) else None
-    found = links.links(concepts, strongest=strongest)
-    if any(rank is None for rank, *_ in found):
-        return None  # a linked paper the rank index does not order
-    papers = list(dict.fromkeys(paper for _, paper, _, _ in found))
     template, at = values_template(sparql, ("paper", "c", "strongest"))
-    size = len(papers) if limit is None else (first_batch or limit + 1)
+    size = None if limit is None else (first_batch or limit + 1)
     while True:
-        chosen = set(papers[:size])
+        found, more = links.links(concepts, strongest=strongest, papers=size)
+        if found and found[0][0] is None:
+            return None  # a linked paper the rank index does not order (they come first)
         rows = [
             [str(ox.NamedNode(paper)), str(ox.NamedNode(concept)), str(ox.Literal(rank))]
             for _, paper, concept, rank in found
-            if paper in chosen
         ]
         result = run(fill_template(template, at, rows, names, param_row), None)
         # Rows of later papers sort after these (newest first): these are the first rows.
-        if limit is None or len(result.rows) > limit or size >= len(papers):
+        if size is None or limit is None or len(result.rows) > limit or not more:
             return result.cut(limit)
         size *= GROWTH
 
@@ -121,6 +117,8 @@ def top_cooccurring(links: LinkIndex, concepts: list[int], top: int) -> list[tup
     `o`: for `o` outside `concepts`, any paper of theirs; for `o` among them, a paper of one of
     the others.
     """
+    import numpy as np  # not at import time (see `kg.query.links`)
+
     if not concepts:
         return []
     papers = {c: links.papers(c) for c in concepts}

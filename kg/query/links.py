@@ -32,12 +32,15 @@ import json
 import sqlite3
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import numpy as np
 import pyoxigraph as ox
 
 from kg.query.ranks import Graphs, RankIndex, store_fingerprint
 from kg.types import Role
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["LINK_FILE", "ROLE_RANKS", "LinkIndex"]
 
@@ -65,6 +68,11 @@ class LinkIndex:
     """The link index of one store: `papers(c)`, `concepts(papers)` and `links(...)`."""
 
     def __init__(self, db: sqlite3.Connection):
+        # numpy is imported here, not with the module: it starts native threads, and a query
+        # worker must still be single-threaded when it leaves the network
+        # (`kg.query.safety.sandbox_process`).
+        import numpy as np
+
         self.db = db
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         self.fingerprint: list[str] = json.loads(meta.get("fingerprint", "[]"))
@@ -191,6 +199,8 @@ class LinkIndex:
 
     def concept_counts(self, papers: np.ndarray) -> np.ndarray:
         """For every concept number, how many of `papers` (distinct numbers) mention it."""
+        import numpy as np
+
         starts, ends = self.paper_ptr[papers], self.paper_ptr[papers + 1]
         picked = np.concatenate(
             [self.paper_concepts[s:e] for s, e in zip(starts.tolist(), ends.tolist(), strict=True)]
@@ -199,12 +209,13 @@ class LinkIndex:
         return np.bincount(picked, minlength=len(self.concept_ptr) - 1)
 
     def links(
-        self, concepts: list[int], *, strongest: int | None = None
-    ) -> list[tuple[int, str, str, int]]:
+        self, concepts: list[int], *, strongest: int | None = None, papers: int | None = None
+    ) -> tuple[list[tuple[int | None, str, str, int]], bool]:
         """(paper rank, paper IRI, concept IRI, strongest role rank) of every link of the
-        `concepts` (with that strongest role when given), papers in rank order."""
+        `concepts` (with that strongest role when given) from the first `papers` papers in
+        rank order (all when None; unranked papers first), and whether more papers follow."""
         if not concepts:
-            return []
+            return [], False
         marks = ",".join("?" * len(concepts))
         sql = (
             "SELECT link.rank, link.paper, concept.iri, link.strongest FROM link "
@@ -214,7 +225,15 @@ class LinkIndex:
         if strongest is not None:
             sql += " AND link.strongest = ?"
             args.append(strongest)
-        return list(self.db.execute(sql + " ORDER BY link.rank, link.paper", args))
+        found: list[tuple[int | None, str, str, int]] = []
+        seen: set[str] = set()
+        for row in self.db.execute(sql + " ORDER BY link.rank, link.paper", args):
+            if row[1] not in seen:
+                if papers is not None and len(seen) == papers:
+                    return found, True
+                seen.add(row[1])
+            found.append(row)
+        return found, False
 
     def close(self) -> None:
         self.db.close()
@@ -223,6 +242,8 @@ class LinkIndex:
 def _csr(name: str, lists: dict[int, list[int]], n: int) -> dict[str, bytes]:
     """Compressed sparse rows of `lists` (row -> sorted members): NAME_ptr and NAME_papers or
     NAME_concepts, as bytes."""
+    import numpy as np
+
     counts = np.zeros(n + 1, dtype=np.int64)
     for row, members in lists.items():
         counts[row + 1] = len(members)

@@ -51,6 +51,7 @@ from importlib import resources
 from kg.errors import QueryError
 from kg.namespaces import PREFIXES
 from kg.query.ranks import ORDERS
+from kg.query.safety import check_query
 from kg.query.sparql_text import query_form
 
 __all__ = ["NamedQuery", "Param", "ParamKind", "Ranked", "all_queries", "get", "names", "parse"]
@@ -340,8 +341,6 @@ def checked_texts() -> tuple[str, ...]:
     """The text of every named query, each checked by `kg.query.safety.check_query` (never
     SERVICE or FROM); raises its `QueryError` for one that fails. `kg serve` checks them once
     and its query workers `trust` them."""
-    from kg.query.safety import check_query
-
     texts = tuple(q.text for q in all_queries())
     for text in texts:
         check_query(text)
