@@ -247,3 +247,17 @@ def test_named_queries_have_a_lane_that_slow_sparql_never_fills(kg_server_module
     assert statuses == [200] * 20
     assert still_running == [True] * 5
     assert sorted(slow_answers) == [503] * 5
+
+
+@pytest.mark.server
+def test_the_sparql_lane_runs_at_a_lower_cpu_priority(kg_server: Callable[..., Any]) -> None:
+    """Two lanes of 2 workers + 2 spares: the /sparql lane's at niceness 10, the named queries'
+    at the server's own."""
+    from kg.server import SPARQL_NICE
+
+    server = kg_server(str(GRAPH))
+    own = psutil.Process(server.process.pid).nice()
+    workers = [c for c in psutil.Process(server.process.pid).children()
+               if "resource_tracker" not in " ".join(c.cmdline())]
+    assert sorted(c.nice() for c in workers) == [own] * 4 + [own + SPARQL_NICE] * 4, [
+        (c.pid, c.nice(), c.status()) for c in workers]

@@ -20,6 +20,12 @@ if TYPE_CHECKING:
     from kg.server.workers import SourceSpec, WorkerPool
 
 
+# The CPU priority (niceness) of the workers that run SPARQL sent by users: on an idle machine
+# it changes nothing; on a busy one the named queries, the service's short answers, go first
+# (starting a worker and the first second of a slow query included).
+SPARQL_NICE = 10
+
+
 @dataclass(frozen=True, slots=True)
 class ServerConfig:
     """What `kg serve` serves and its limits."""
@@ -90,13 +96,14 @@ def serve(
 
 def _open_lanes(spec: SourceSpec, config: ServerConfig) -> tuple[WorkerPool, WorkerPool]:
     """The two lanes of query workers, started side by side: one for SPARQL written by users
-    and the browser pages (any of which may run to the time limit, and whose slow queries
-    yield the CPU), one for the named queries (short, and never queued behind the others)."""
+    and the browser pages (any of which may run to the time limit: they run at a lower CPU
+    priority, `SPARQL_NICE`, and their slow queries at the lowest), one for the named queries
+    (short, and never queued behind the others)."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from kg.server.workers import WorkerPool
+    from kg.server.workers import WorkerPool, watch_together
 
-    def lane(size: int, yield_when_slow: bool) -> WorkerPool:
+    def lane(size: int, yield_when_slow: bool, nice: int) -> WorkerPool:
         return WorkerPool(
             spec,
             size=size,
@@ -105,17 +112,20 @@ def _open_lanes(spec: SourceSpec, config: ServerConfig) -> tuple[WorkerPool, Wor
             slow_after=config.slow_after,
             max_waiting=config.max_waiting,
             yield_when_slow=yield_when_slow,
+            nice=nice,
+            watch_every=0,  # both lanes follow the source together (below)
         )
 
     with ThreadPoolExecutor(2) as starting:
-        opened = [starting.submit(lane, config.workers, True),
-                  starting.submit(lane, config.named_workers, False)]
+        opened = [starting.submit(lane, config.workers, True, SPARQL_NICE),
+                  starting.submit(lane, config.named_workers, False, 0)]
         failures = [f.exception() for f in opened]
     pools = [f.result() for f, failed in zip(opened, failures, strict=True) if failed is None]
     if len(pools) < 2:
         for pool in pools:
             pool.close()
         raise next(failed for failed in failures if failed is not None)
+    watch_together(pools)  # the named lane switches last: a new answer there means both have
     return pools[0], pools[1]
 
 

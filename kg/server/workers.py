@@ -21,6 +21,7 @@ import sys
 import threading
 import time
 import traceback
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -148,8 +149,10 @@ def _render_graph(source: Any, task: Task) -> Reply:
     return Reply(200, "text/html; charset=utf-8", str(html).encode("utf-8"))
 
 
-def _worker_main(conn: Connection, spec: SourceSpec) -> None:
+def _worker_main(conn: Connection, spec: SourceSpec, nice: int = 0) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the server's to handle
+    if nice:
+        os.nice(nice)  # before anything: starting a worker is work too
     if not spec.remote:
         from kg.query.safety import lock_down_rdflib, sandbox_process, trust
 
@@ -231,7 +234,8 @@ class WorkerPool:
     are taken last in, first out (the one that answered last, its caches warm, answers next).
     At most `max_waiting` requests wait for a worker; more are refused at once (503). With
     `yield_when_slow`, a slow query always drops to the lowest priority (another pool's
-    queries may need the CPU).
+    queries may need the CPU). Workers run at CPU priority `nice` (a niceness, 0 = normal),
+    and start at it.
 
     Every `watch_every` seconds the pool compares the source's identity (`source_version`)
     with the one its workers opened; when it changed, `reload` opens it in a new generation of
@@ -250,9 +254,11 @@ class WorkerPool:
         max_waiting: int = 64,
         watch_every: float = 1.0,
         yield_when_slow: bool = False,
+        nice: int = 0,
     ):
         self.spec = spec
         self.yield_when_slow = yield_when_slow
+        self.nice = nice
         self.size = size
         self.spares = spares
         self.timeout = timeout
@@ -308,31 +314,23 @@ class WorkerPool:
     def reload(self) -> bool:
         """Open the source again if it changed since the workers opened it; True when the
         pool now serves the new version. Old workers finish what they run, then stop."""
-        with self._reload_lock:
-            now = source_version(self._path)
-            if not now or now == self.version or now == self._refused or self._closed:
-                return False  # missing (mid-swap), unchanged, or known to fail
-            fresh = self._open_generation()
-            if isinstance(fresh, str):
-                self._refused = now
-                print(f"kg serve: the source changed but cannot be opened, still serving the "
-                      f"previous version: {fresh}", file=sys.stderr)
-                return False
-            with self._cond:
-                old, (self._idle, self.description) = self._idle, fresh
-                self.generation += 1
-                self.version = now
-                self._dispatch()
-            for worker in old:
-                self._stop(worker)
-            print(f"kg serve: the source changed; now serving {self.description}",
-                  file=sys.stderr)
-            return True
+        return reload_together([self])
+
+    def _switch(self, fresh: tuple[list[_Worker], str], version: Version) -> None:
+        """Serve from the `fresh` generation of workers; the old ones stop when idle."""
+        with self._cond:
+            old, (self._idle, self.description) = self._idle, fresh
+            self.generation += 1
+            self.version = version
+            self._dispatch()
+        for worker in old:
+            self._stop(worker)
 
     def _start(self, generation: int) -> _Worker:
         parent, child = self._context.Pipe()
         process = self._context.Process(
-            target=_worker_main, args=(child, self.spec), daemon=True, name="kg-query-worker"
+            target=_worker_main, args=(child, self.spec, self.nice), daemon=True,
+            name="kg-query-worker",
         )
         process.start()
         child.close()
@@ -441,7 +439,7 @@ class WorkerPool:
         replaced when the system does not allow that."""
         if worker.niced:
             try:
-                os.setpriority(os.PRIO_PROCESS, worker.process.pid, 0)
+                os.setpriority(os.PRIO_PROCESS, worker.process.pid, self.nice)
                 worker.niced = False
             except OSError:
                 return self._replace(worker, slow)
@@ -504,6 +502,51 @@ class WorkerPool:
                 self._queue.popleft().ready.set()
         for worker in workers:
             self._stop(worker)
+
+
+def reload_together(pools: list[WorkerPool]) -> bool:
+    """Open the changed source in a new generation of workers for every pool (the server's
+    lanes: they serve one source), then switch them all at once, the last pool last; True
+    when they now serve the new version. When it cannot be opened, none switches."""
+    with contextlib.ExitStack() as held:
+        for pool in pools:
+            held.enter_context(pool._reload_lock)
+        first = pools[0]
+        now = source_version(first._path)
+        if (not now or now == first._refused or any(p._closed for p in pools)
+                or all(now == p.version for p in pools)):
+            return False  # missing (mid-swap), known to fail, closed, or unchanged
+        with ThreadPoolExecutor(len(pools)) as opening:
+            fresh = list(opening.map(lambda pool: pool._open_generation(), pools))
+        failed = [reason for reason in fresh if isinstance(reason, str)]
+        if failed:
+            for pool, opened in zip(pools, fresh, strict=True):
+                pool._refused = now
+                if not isinstance(opened, str):
+                    for worker in opened[0]:
+                        pool._stop(worker)
+            print(f"kg serve: the source changed but cannot be opened, still serving the "
+                  f"previous version: {failed[0]}", file=sys.stderr)
+            return False
+        for pool, opened in zip(pools, fresh, strict=True):
+            assert not isinstance(opened, str)
+            pool._switch(opened, now)
+        print(f"kg serve: the source changed; now serving {first.description}", file=sys.stderr)
+        return True
+
+
+def watch_together(pools: list[WorkerPool], every: float = 1.0) -> None:
+    """Reload `pools` together whenever their source changes (a daemon thread's loop; the
+    pools are made with `watch_every=0`)."""
+
+    def watch() -> None:
+        while not any(pool._closed for pool in pools):
+            time.sleep(every)
+            with contextlib.suppress(Exception):  # a watcher that dies would stop reloads
+                reload_together(pools)
+
+    if pools[0]._path is not None:
+        threading.Thread(target=watch, daemon=True, name="kg-source-watch").start()
 
 
 def _cpu_seconds(pid: int) -> float | None:
