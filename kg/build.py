@@ -11,6 +11,7 @@ vocabularies (`kg.vocab`) -> triples (`kg.rdf`) -> graph file, store (`kg.query.
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from collections import Counter
@@ -334,6 +335,13 @@ def run_build(
                     sharded.add_all(analytics, "analytics.nt")
                 triples += len(analytics)
                 done.append(f"{len(analytics)} triples")
+    papers_read = len(papers)
+    concepts, links = _concept_counts(corpus), Counter(link.role for link in corpus.links)
+    warnings = list(corpus.warnings)
+    # The graph is on disk: what the summary needs is counted, the rest goes before the
+    # store's bulk loader and the page (which read the file) take their own memory.
+    del papers, corpus
+    gc.collect()
     store_path = Path(store) if store is not None else None
     if store_path is not None:
         with stages.stage("store load") as done:
@@ -349,17 +357,17 @@ def run_build(
             done.append(str(html_path))
     return BuildSummary(
         output=output,
-        papers_read=len(papers),
+        papers_read=papers_read,
         papers_skipped=len(report.skipped),
-        papers_without_abstract=len(papers) - with_abstract,
+        papers_without_abstract=papers_read - with_abstract,
         duplicates=len(report.duplicates),
-        concepts=_concept_counts(corpus),
-        links=Counter(link.role for link in corpus.links),
+        concepts=concepts,
+        links=links,
         triples=triples,
         seconds=time.perf_counter() - start,
         store=store_path,
         html=html_path,
-        warnings=list(corpus.warnings),
+        warnings=warnings,
         extraction=counts,
     )
 

@@ -32,6 +32,12 @@ from kg.types import Concept, Corpus, Field, Mention, Paper, Role, Span
 
 logger = logging.getLogger(__name__)
 
+SPILL_ENTRIES = 1_000_000
+"""Triples of papers, concepts, people and links that wait in memory before the buffer writes
+them to a sorted run on disk (`TripleBuffer(spill_at=...)`): about 100 MB. A memory budget,
+not a tuning of the output: the graph is the same bytes with any value. The 35k papers of
+`paperlists/` make about 4 M such entries; the example corpus a few thousand (never spilled)."""
+
 
 def build_triples(
     corpus: Corpus, base: str = DEFAULT_BASE, include_ontology: bool = True
@@ -48,7 +54,7 @@ def iter_triples(
     triple is made only as it is consumed (a writer streaming them to disk never holds
     them all; `kg.build` writes the graph this way)."""
     with _collector_paused():
-        out = TripleBuffer()
+        out = TripleBuffer(spill_at=SPILL_ENTRIES)
         _GraphBuilder(corpus, Iris(base), out).build()
         if include_ontology:
             out.add_triples(ontology_triples())

@@ -8,6 +8,13 @@ same input, whatever order the stages produced the triples in. Duplicates collap
 Sorting only the subjects (and each subject's handful of triples) is much cheaper than one sort
 over millions of triples, and `Triple`s are only created for the final, deduplicated list.
 
+A buffer made with `spill_at=N` keeps at most about N entries in memory: each time it holds
+more, it writes them, sorted by subject, as one run to an anonymous temporary file, and the
+iteration merges the runs with what is left in memory (an external merge sort, so a large
+corpus' papers, concepts and links need not all wait in memory). The output is the same
+bytes: a subject's entries from every run and from memory are concatenated in the order they
+were added, then sorted stably, exactly as one in-memory list would be.
+
 >>> from pyoxigraph import Literal, NamedNode
 >>> buf = TripleBuffer()
 >>> p = NamedNode("https://example.org/p")
@@ -24,9 +31,11 @@ over millions of triples, and `Triple`s are only created for the final, deduplic
 from __future__ import annotations
 
 import heapq
+import pickle
+import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
-from typing import Any
+from typing import IO, Any
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
@@ -58,8 +67,15 @@ def predicate_key(predicate: NamedNode) -> str:
 class TripleBuffer:
     """Triples grouped by subject IRI; sorted (and mostly created) once, at the end."""
 
-    def __init__(self) -> None:
+    def __init__(self, spill_at: int = 0) -> None:
+        """`spill_at` > 0: write the entries to a sorted run on disk whenever more than that
+        many wait in memory (see module docstring); 0 keeps them all in memory."""
         self._subjects: dict[str, list[Entry]] = {}
+        self._spill_at = spill_at
+        self._entries = 0
+        # Sorted runs on disk: subjects (in order) whose entries were spilled, and the files.
+        self._spilled: set[str] = set()
+        self._runs: list[IO[bytes]] = []
         # Whole subjects added in canonical order (evidence, sentences): ready Triples, or
         # the function and arguments that make them when they are written.
         self._blocks: dict[str, Block] = {}
@@ -80,14 +96,34 @@ class TripleBuffer:
             self._subjects[subject] = [(pkey, okey, predicate, obj)]
         else:
             block.append((pkey, okey, predicate, obj))
+        self._entries += 1
+        if self._spill_at and self._entries > self._spill_at:
+            self._spill()
 
+    def _spill(self) -> None:
+        """Write the entries in memory to a new run, by subject (each subject's entries in the
+        order they were added), and forget them."""
+        # Open until the iteration has read it (closed then, or when the buffer is dropped).
+        run = tempfile.TemporaryFile(prefix="paperkg-triples-")  # noqa: SIM115
+        subjects = self._subjects
+        for subject in sorted(subjects):
+            # One pickle a subject: a single pickler's memo (and its reader's) would keep every
+            # object of the run alive until the run is read. The predicate goes as its key.
+            run.write(pickle.dumps(
+                (subject, [(pkey, okey, obj) for pkey, okey, _, obj in subjects[subject]]),
+                protocol=pickle.HIGHEST_PROTOCOL))
+        run.flush()
+        self._runs.append(run)
+        self._spilled.update(subjects)
+        self._subjects = {}
+        self._entries = 0
     def add_block(self, subject: str, triples: list[Triple]) -> None:
         """Add every triple of one subject at once, already in canonical order and distinct.
 
         The fast path for the bulk of the graph (evidence and sentence nodes): no sorting, no
         duplicate check, no second pass. No other triple of `subject` may be added.
         """
-        if subject in self._blocks or subject in self._subjects:
+        if subject in self:
             raise ValueError(f"{subject} has triples already; a block must hold them all")
         self._blocks[subject] = triples
 
@@ -95,7 +131,7 @@ class TripleBuffer:
         """`add_block` of the triples `make(*args)` returns, made only when the buffer is
         iterated: the bulk of a large graph then waits as a tuple of shared terms instead of
         ten `Triple` objects (which copy every IRI), so a build never holds all its triples."""
-        if subject in self._blocks or subject in self._subjects:
+        if subject in self:
             raise ValueError(f"{subject} has triples already; a block must hold them all")
         self._blocks[subject] = (make, args)
 
@@ -109,8 +145,13 @@ class TripleBuffer:
         same triples); `__contains__` does not see a range's subjects."""
         self._ranges.append((prefix, make, args))
 
+    @property
+    def spilled_runs(self) -> int:
+        """How many sorted runs the buffer has written to disk so far."""
+        return len(self._runs)
+
     def __contains__(self, subject: str) -> bool:
-        return subject in self._subjects or subject in self._blocks
+        return subject in self._subjects or subject in self._blocks or subject in self._spilled
 
     def add_triples(self, triples: Iterable[Triple]) -> None:
         """Add parsed triples (e.g. the ontology); blank nodes are refused by the contract."""
@@ -130,7 +171,11 @@ class TripleBuffer:
     def iter_triples(self) -> Iterator[Triple]:
         """Every triple, deduplicated, in canonical order, made as they are consumed."""
         subjects, blocks = self._subjects, self._blocks
-        own = ((subject, None) for subject in sorted(subjects.keys() | blocks.keys()))
+        own: Iterable[tuple[str, Block | None]] = (
+            (subject, None) for subject in sorted(subjects.keys() | blocks.keys()))
+        spilled: dict[str, list[Entry]] = {}
+        if self._runs:
+            own = self._merge_runs(own, spilled)
         merged: Iterable[tuple[str, Block | None]] = (
             heapq.merge(own, self._range_blocks(), key=_FIRST) if self._ranges else own)
         last = None
@@ -147,7 +192,7 @@ class TripleBuffer:
                     yield from ready
                 continue
             node = NamedNode(subject)
-            block = subjects[subject]
+            block = spilled.pop(subject, None) or subjects[subject]
             block.sort(key=_SORT_KEY)
             last_p = last_o = None
             for pkey, okey, predicate, obj in block:
@@ -155,6 +200,38 @@ class TripleBuffer:
                     yield Triple(node, predicate,
                                  obj.make(okey) if isinstance(obj, Deferred) else obj)
                     last_p, last_o = pkey, okey
+
+    def _merge_runs(self, own: Iterable[tuple[str, Block | None]],
+                    spilled: dict[str, list[Entry]]) -> Iterator[tuple[str, Block | None]]:
+        """The subjects of memory and of every run, in order, each once. A spilled subject's
+        entries (from every run in the order they were written, then from memory) are put in
+        `spilled` just before the subject is yielded."""
+        predicates = {pkey: predicate for predicate, pkey in self._pkeys.items()}
+        subjects = self._subjects
+        streams: list[Iterable[tuple[str, Any]]] = [
+            _read_run(run, index) for index, run in enumerate(self._runs)]
+        memory = len(streams)  # after the runs: memory holds the last entries added
+        streams.append(((subject, (memory, None)) for subject, _ in own))
+        last: str | None = None
+        entries: list[Entry] = []
+        for subject, (_, got) in heapq.merge(*streams, key=_run_order):
+            if subject != last:
+                if last is not None:
+                    if entries:
+                        spilled[last] = entries
+                    yield last, None
+                last, entries = subject, []
+            if got is None:
+                entries += subjects.get(subject, ())
+            else:
+                entries += [(pkey, okey, predicates[pkey], obj) for pkey, okey, obj in got]
+        if last is not None:
+            if entries:
+                spilled[last] = entries
+            yield last, None
+        for run in self._runs:
+            run.close()
+        self._runs = []
 
     def _range_blocks(self) -> Iterator[tuple[str, Block]]:
         """The ranges' (subject, block) pairs in subject order: ranges by prefix (no prefix
@@ -170,3 +247,19 @@ class TripleBuffer:
 
 
 _FIRST = itemgetter(0)
+
+
+def _run_order(item: tuple[str, tuple[int, Any]]) -> tuple[str, int]:
+    """Merge key of a run's item: its subject, then the run's number (earlier runs first)."""
+    return item[0], item[1][0]
+
+
+def _read_run(run: IO[bytes], index: int) -> Iterator[tuple[str, tuple[int, Any]]]:
+    """A run's (subject, (run number, entries)) in the order it was written."""
+    run.seek(0)
+    while True:
+        try:
+            subject, entries = pickle.load(run)  # a fresh unpickler each: no memo kept
+        except EOFError:
+            return
+        yield subject, (index, entries)

@@ -1,0 +1,82 @@
+"""A `TripleBuffer` that spills sorted runs to disk writes exactly what one in memory writes."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from pyoxigraph import Literal, NamedNode, Triple
+
+from kg.rdf import build as rdf_build
+from kg.rdf.build import build_triples
+from kg.rdf.canonical import TripleBuffer
+from kg.rdf.sample import sample_corpus
+from kg.rdf.terms import RDF_TYPE, XSD_INTEGER, iri_term, str_term
+
+B = "https://example.org/"
+PREDICATES = [RDF_TYPE, NamedNode(B + "label"), NamedNode(B + "count"), NamedNode(B + "see")]
+
+
+def _entries(seed: int, n: int) -> list[tuple[str, NamedNode, object, str]]:
+    """Random additions: few subjects (so most get entries in several runs), repeated and
+    equal-keyed objects, every kind of term the builder adds."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        subject = B + rng.choice("abcdefgh") + rng.choice(["", "-2", "/x", "/y"])
+        predicate = rng.choice(PREDICATES)
+        kind = rng.randrange(5)
+        value = rng.choice(["1", "2", "10", "x", "y", "Ä", B + "o"])
+        if kind == 0:
+            obj, key = str_term(value)
+        elif kind == 1:
+            obj, key = iri_term(B + value)
+        elif kind == 2:
+            obj, key = Literal(value, datatype=XSD_INTEGER), value
+        elif kind == 3:
+            obj, key = Literal(value, language="en"), value
+        else:
+            obj, key = NamedNode(B + "C" + value), B + "C" + value
+        out.append((subject, predicate, obj, key))
+    return out
+
+
+def _written(entries: list[tuple[str, NamedNode, object, str]], spill_at: int) -> list[str]:
+    buf = TripleBuffer(spill_at=spill_at)
+
+    def make(prefix: str, *names: str) -> list[tuple[str, list[Triple]]]:
+        return [(prefix + n, [Triple(NamedNode(prefix + n), PREDICATES[1], Literal(n))])
+                for n in names]
+
+    buf.add_lazy_range(B + "a/", make, B + "a/", "z", "x")  # "a/x" also added below
+    for subject, predicate, obj, key in entries:
+        buf.add(subject, predicate, obj, key)  # type: ignore[arg-type]
+    return [str(t) for t in buf.iter_triples()]
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("spill_at", [1, 3, 17, 200])
+def test_spilled_runs_give_the_same_triples_in_the_same_order(seed: int, spill_at: int) -> None:
+    entries = _entries(seed, 400)
+    assert _written(entries, spill_at) == _written(entries, 0)
+
+
+def test_a_buffer_spills_past_its_budget_and_still_knows_its_subjects() -> None:
+    buf = TripleBuffer(spill_at=2)
+    for name in "abc":
+        buf.add(B + name, PREDICATES[1], Literal(name), name)
+    assert buf.spilled_runs == 1
+    assert B + "a" in buf and B + "c" in buf and B + "d" not in buf
+    with pytest.raises(ValueError, match="has triples already"):
+        buf.add_block(B + "a", [])  # spilled, not in memory: still refused
+    buf.add(B + "a", PREDICATES[1], Literal("a"), "a")  # the same triple again: written once
+    assert [str(t.object) for t in buf.iter_triples()] == ['"a"', '"b"', '"c"']
+
+
+def test_a_corpus_graph_is_the_same_with_any_spill_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    whole = [str(t) for t in build_triples(sample_corpus())]
+    for budget in (1, 10, 250):
+        monkeypatch.setattr(rdf_build, "SPILL_ENTRIES", budget)
+        assert [str(t) for t in build_triples(sample_corpus())] == whole
