@@ -1,11 +1,16 @@
 """Cross-validated extraction quality over the gold abstracts (`make eval`; kg.eval.cv).
 
-    python scripts/cv_eval.py [--ablation] [--errors] [--gold-dir ../shared/data]
+    python scripts/cv_eval.py [--repeats N] [--ablation] [--errors] [--gold-dir ../shared/data]
 
 Prints candidate recall, then a table per decision setting: the rules alone and the learned
 decisions (8 folds grouped by conference file), over all 139 gold abstracts and dev2 alone.
+`--repeats N` runs the learned rows N times, each with another dealing of the conference
+files into folds and another random state of the learners (seed 0 is the sorted dealing and
+the shipped model's state), and prints their mean, then the standard deviation and range of
+each figure: a change to the decisions is real when it moves a figure by more than that.
 `--ablation` adds the learned decisions with the other number of acceptance stages
-(`kg.train.decisions.SECOND_STAGE`), with only the rules' verdicts as features, and
+(`kg.train.decisions.SECOND_STAGE`), with `proposes` decided as before (trees alone, cut
+0.5), with only the rules' verdicts as features, and
 without each family of feature groups (`--ablation-folds`, default 4, to keep its cost at
 about a quarter hour); `--errors` the ten most frequent remaining error kinds.
 """
@@ -18,6 +23,7 @@ import time
 from pathlib import Path
 
 from kg.eval.cv import (
+    FIGURES,
     candidate_recall,
     error_kinds,
     gold_examples,
@@ -26,6 +32,7 @@ from kg.eval.cv import (
     parse_gold,
     rules_decider,
     score,
+    spreads,
 )
 from kg.eval.graph import Report
 from kg.extract.extractor import _default_gazetteer
@@ -53,6 +60,21 @@ def _row(name: str, reports: dict[str, Report]) -> str:
             f"{d.proposes_recall:6.3f}")
 
 
+def _mean_rows(name: str, runs: list[dict[str, Report]]) -> list[str]:
+    """The mean row of repeated runs, then (for more than one) their sd and range rows."""
+    if len(runs) == 1:
+        return [_row(name, runs[0])]
+    a, d = spreads(runs, "all"), spreads(runs, "dev2")
+    dev2 = ("must_recall", "precision", "type_accuracy", "proposes_recall")
+    rows = []
+    for label, pick in ((f"{name} (mean of {len(runs)})", lambda x: f"{x.mean:6.3f}"),
+                        ("  sd", lambda x: f"{x.sd:6.3f}"),
+                        ("  range", lambda x: f"{x.high - x.low:6.3f}")):
+        rows.append(f"{label:<28} " + " ".join(pick(a[n]) for n in FIGURES) + " | "
+                    + " ".join(pick(d[n]) for n in dev2))
+    return rows
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gold-dir", default=str(ROOT.parent / "shared/data"))
@@ -62,7 +84,10 @@ def main() -> int:
     parser.add_argument("--no-main", action="store_true",
                         help="skip the rules/learned rows (with --ablation: the ablation alone)")
     parser.add_argument("--errors", action="store_true")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="seeds of the folds and learners for the learned rows")
     args = parser.parse_args()
+    seeds = range(max(args.repeats, 1))
     t0 = time.perf_counter()
     sets = load_gold_sets(Path(args.gold_dir))
     parsed = parse_gold(sets, Path(args.cache))
@@ -77,29 +102,37 @@ def main() -> int:
     print(f"{'decisions':<28} {'mustR':>6} {'prec':>6} {'F1':>6} {'type':>6} {'propP':>6} "
           f"{'propR':>6} | {'mustR':>6} {'prec':>6} {'type':>6} {'propR':>6}")
     learned = None
+    examples = gold_examples(sets, parsed, lookup)
     if not args.no_main:
         rules = score(sets, parsed, rules_decider(parsed, lookup))
         print(_row("rules only", rules), flush=True)
-        learned = score(sets, parsed, learned_decider(sets, parsed, lookup, FEATURE_NAMES))
-        print(_row("learned (all features)", learned), flush=True)
+        runs = [score(sets, parsed, learned_decider(sets, parsed, lookup, FEATURE_NAMES,
+                                                    examples=examples, seed=seed), seed=seed)
+                for seed in seeds]
+        learned = runs[0]
+        print("\n".join(_mean_rows("learned (all features)", runs)), flush=True)
     if args.ablation:
         k = args.ablation_folds
         print(f"ablation ({k} grouped folds):")
-        rows = [("learned, all features", FEATURE_NAMES, SECOND_STAGE),
+        rows = [("learned, all features", FEATURE_NAMES, SECOND_STAGE, True),
                 (f"  {'one stage' if SECOND_STAGE else 'two stages'} of acceptance",
-                 FEATURE_NAMES, not SECOND_STAGE),
-                ("learned, rules' verdicts only", FEATURE_GROUPS["rules"], SECOND_STAGE)]
+                 FEATURE_NAMES, not SECOND_STAGE, True),
+                ("  proposes: trees, cut 0.5", FEATURE_NAMES, SECOND_STAGE, False),
+                ("learned, rules' verdicts only", FEATURE_GROUPS["rules"], SECOND_STAGE, True)]
         for family, groups in ABLATION.items():
             dropped = {n for g in groups for n in FEATURE_GROUPS[g]}
             rows.append((f"  without {family}", [n for n in FEATURE_NAMES if n not in dropped],
-                         SECOND_STAGE))
-        examples = gold_examples(sets, parsed, lookup)
-        for name, names, stack in rows:
-            decide = learned_decider(sets, parsed, lookup, names, examples=examples,
-                                     stack=stack)
-            print(_row(name, score(sets, parsed, decide, k=k)), flush=True)
+                         SECOND_STAGE, True))
+        for name, names, stack, new_proposes in rows:
+            options = {} if new_proposes else {"proposes_learners": ("trees",),
+                                               "learn_cut": False}
+            runs = [score(sets, parsed, learned_decider(sets, parsed, lookup, names,
+                                                        examples=examples, stack=stack,
+                                                        seed=seed, **options), k=k, seed=seed)
+                    for seed in seeds]
+            print("\n".join(_mean_rows(name, runs)), flush=True)
     if args.errors and learned is not None:
-        print("\nmost frequent remaining errors (learned, all 139):")
+        print("\nmost frequent remaining errors (learned, seed 0, all 139):")
         for kind, count in error_kinds(learned["all"]):
             print(f"  {count:4d}  {kind}")
     print(f"\nseconds {time.perf_counter() - t0:.0f}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ import pytest
 
 import kg
 from kg.errors import ModelError
-from kg.eval.cv import GoldSet, error_kinds, folds, merge, parse_modules
+from kg.eval.cv import GoldSet, Spread, error_kinds, folds, merge, paired, parse_modules, spreads
 from kg.eval.graph import Report
 from kg.extract.assemble import paper_best
 from kg.extract.candidates import Occurrence
@@ -23,13 +24,21 @@ from kg.extract.learned import (
     STACK_NAMES,
     Decision,
     DecisionModel,
+    LinearModel,
     TreeEnsemble,
     add_stack_features,
     stack_features,
 )
 from kg.extract.terms import Term
 from kg.normalize import norm_key
-from kg.train.decisions import Example, export_ensemble, train, write_model
+from kg.train.decisions import (
+    PROPOSES_CUTS,
+    Example,
+    export_ensemble,
+    export_linear,
+    train,
+    write_model,
+)
 from kg.types import ConceptType, Field
 
 
@@ -49,6 +58,50 @@ def test_exported_trees_give_scikit_learns_probabilities(classes: int) -> None:
     model = HistGradientBoostingClassifier(max_iter=20, random_state=0).fit(x, y)
     ensemble = TreeEnsemble.from_json(export_ensemble(model, ["a", "b", "c", "d"]))
     assert np.allclose(ensemble.proba(x), model.predict_proba(x), atol=1e-6)
+
+
+def test_exported_linear_model_gives_scikit_learns_probabilities() -> None:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    x, noise = _data()
+    x = np.nan_to_num(x)
+    x[:, 3] = 2.0  # a constant feature (scale 1 in scikit-learn's scaler)
+    y = (x[:, 0] + noise * 0.5 > 0.7).astype(int)
+    model = make_pipeline(StandardScaler(), LogisticRegression(C=0.5)).fit(x, y)
+    linear = LinearModel.from_json(export_linear(model, ["a", "b", "c", "d"]))
+    assert np.allclose(linear.proba(x), model.predict_proba(x), atol=1e-6)
+    missing = x[:1].copy()
+    missing[0, 0] = np.nan  # a missing value counts as the training mean
+    at_mean = x[:1].copy()
+    at_mean[0, 0] = model[0].mean_[0]
+    assert np.allclose(linear.proba(missing), model.predict_proba(at_mean), atol=1e-6)
+
+
+def test_proposes_is_the_mean_of_its_learners() -> None:
+    rows = [{"count": float(c), "kind_name": float(k)} for c in (1, 4) for k in (0, 1)]
+    both = DecisionModel.from_json(train(_examples(), ["count", "kind_name"]))
+    assert [type(m).__name__ for m in both.proposes] == ["TreeEnsemble", "LinearModel"]
+    alone = [DecisionModel.from_json(train(_examples(), ["count", "kind_name"],
+                                           proposes_learners=(learner,)))
+             for learner in ("trees", "linear")]
+    mean = np.mean([[d.proposes for d in m.decide(rows)] for m in alone], axis=0)
+    assert np.allclose([d.proposes for d in both.decide(rows)], mean)
+    with pytest.raises(ValueError, match="unknown proposes learner"):
+        train(_examples(), ["count"], proposes_learners=("forest",))
+
+
+def test_the_proposes_cut_is_learned_inside_the_training_papers() -> None:
+    names = ["count", "kind_name"]
+    learned = train(_examples(), names)
+    assert learned["proposes_cut"] in PROPOSES_CUTS
+    assert learned["proposes_cut"] == train(_examples(), names)["proposes_cut"]
+    assert train(_examples(), names, learn_cut=False)["proposes_cut"] == 0.5
+    one_group = [replace(e, group="g") for e in _examples()]
+    assert train(one_group, names)["proposes_cut"] == 0.5  # no folds to learn it from
+    model = DecisionModel.from_json(learned)
+    assert model.proposes_cut == learned["proposes_cut"]
 
 
 def _examples() -> list[Example]:
@@ -73,6 +126,7 @@ def test_retraining_writes_the_same_bytes(tmp_path: Path) -> None:
     write_model(train(_examples(), names), tmp_path / "a.json.gz")
     write_model(train(_examples(), names), tmp_path / "b.json.gz")
     assert (tmp_path / "a.json.gz").read_bytes() == (tmp_path / "b.json.gz").read_bytes()
+    assert train(_examples(), names, seed=3) == train(_examples(), names, seed=3)
     model = DecisionModel.load(tmp_path / "a.json.gz")
     [named, unnamed] = model.decide([{"count": 1.0, "kind_name": 1.0},
                                      {"count": 1.0, "kind_name": 0.0}])
@@ -106,6 +160,30 @@ def test_folds_keep_each_conference_file_whole_and_cover_all() -> None:
     found = folds([gold_set], k=3)
     assert found == folds([gold_set], k=3)  # deterministic
     assert sorted(g for fold in found for g in fold) == sorted(set(groups.values()))
+
+
+def test_other_seeds_deal_the_same_groups_into_other_folds() -> None:
+    groups = {f"p{i}": f"venue{i % 8}" for i in range(40)}
+    gold_set = GoldSet("x", [], [], groups, {})
+    dealt = {seed: folds([gold_set], k=4, seed=seed) for seed in range(4)}
+    assert dealt[2] == folds([gold_set], k=4, seed=2)  # a seed is reproducible
+    assert len({tuple(sorted(tuple(sorted(fold)) for fold in f)) for f in dealt.values()}) > 1
+    for found in dealt.values():
+        assert sorted(g for fold in found for g in fold) == sorted(set(groups.values()))
+        assert [len(fold) for fold in found] == [2, 2, 2, 2]
+
+
+def test_spreads_and_paired_differences_of_repeated_runs() -> None:
+    def run(found: int, correct: int) -> dict[str, Report]:
+        return {"all": Report(must_total=10, must_found=found, predicted=10, correct=correct)}
+
+    base, changed = [run(8, 7), run(6, 7)], [run(9, 7), run(7, 8)]
+    recall = spreads(base)["must_recall"]
+    assert recall == Spread(0.7, pytest.approx(0.1414, abs=1e-4), 0.6, 0.8)
+    diff = paired(changed, base)
+    # The folds move recall by 0.2 between seeds; the change adds 0.1 on each of them.
+    assert diff["must_recall"].mean == pytest.approx(0.1) and diff["must_recall"].sd < 1e-9
+    assert diff["precision"].low == 0.0 and diff["precision"].high == pytest.approx(0.1)
 
 
 def test_merged_reports_add_up() -> None:
@@ -156,11 +234,11 @@ def test_a_paper_proposes_its_best_candidate_only_when_none_passes() -> None:
         return {f"k{i}": Decision(0.9, ConceptType.METHOD, p) for i, p in enumerate(probs)}
 
     on = DecisionThresholds(paper_best=0.2)
-    assert paper_best(decided(0.1, 0.3), ["k0", "k1"], on) == "k1"
-    assert paper_best(decided(0.1, 0.6), ["k0", "k1"], on) is None  # one passes already
-    assert paper_best(decided(0.1, 0.15), ["k0", "k1"], on) is None  # too unlikely
-    assert paper_best(decided(0.1, 0.3), ["k0"], on) is None  # only accepted keys count
-    assert paper_best(decided(0.1, 0.3), ["k0", "k1"], DecisionThresholds()) is None  # off
+    assert paper_best(decided(0.1, 0.3), ["k0", "k1"], on, 0.5) == "k1"
+    assert paper_best(decided(0.1, 0.6), ["k0", "k1"], on, 0.5) is None  # one passes already
+    assert paper_best(decided(0.1, 0.15), ["k0", "k1"], on, 0.5) is None  # too unlikely
+    assert paper_best(decided(0.1, 0.3), ["k0"], on, 0.5) is None  # only accepted keys count
+    assert paper_best(decided(0.1, 0.3), ["k0", "k1"], DecisionThresholds(), 0.5) is None  # off
 
 
 def test_stack_features_see_the_groups_a_candidate_nests_in() -> None:

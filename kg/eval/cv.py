@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import hashlib
 import pickle
+import random
 import re
+import statistics
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, fields, replace
@@ -37,7 +39,7 @@ from kg.extract.extractor import ExtractorConfig, _default_gazetteer, cached_ext
 from kg.extract.learned import DecisionModel
 from kg.ingest import read_papers
 from kg.normalize import norm_key
-from kg.train.decisions import SECOND_STAGE, Example, train
+from kg.train.decisions import PROPOSES_LEARNERS, SECOND_STAGE, Example, train
 from kg.types import ConceptType, Corpus, Extraction, Field, Mention, Paper
 
 SAMPLE_GROUP = "iclr2025"
@@ -196,11 +198,11 @@ Decider = Callable[[list[str]], list[list[Mention]]]
 
 
 def score(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold], decide: Decider,
-          *, k: int = FOLDS) -> dict[str, Report]:
+          *, k: int = FOLDS, seed: int = 0) -> dict[str, Report]:
     """Decide every paper (held-out group by held-out group), canonicalise per gold set and
-    score: a report per gold set and "all"."""
+    score: a report per gold set and "all" (`seed`: which dealing of groups into folds)."""
     mentions: dict[str, list[Mention]] = {}
-    for fold in folds(sets, k):
+    for fold in folds(sets, k, seed):
         ids = [p.id for s in sets for p in s.papers if s.groups[p.id] in fold]
         for pid, found in zip(ids, decide(ids), strict=True):
             mentions[pid] = found
@@ -220,10 +222,46 @@ def score(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold], decide: Decide
     return reports
 
 
-def folds(sets: Sequence[GoldSet], k: int = FOLDS) -> list[set[str]]:
-    """The groups of each fold: sorted by name, dealt round-robin (deterministic)."""
+def folds(sets: Sequence[GoldSet], k: int = FOLDS, seed: int = 0) -> list[set[str]]:
+    """The groups of each fold, dealt round-robin: sorted by name (seed 0), or shuffled by
+    `seed` (another partition of the same groups, for the spread of the figures)."""
     groups = sorted({g for s in sets for g in s.groups.values()})
+    if seed:
+        random.Random(seed).shuffle(groups)
     return [set(groups[i::k]) for i in range(min(k, len(groups)))]
+
+
+FIGURES = ("must_recall", "precision", "f1", "type_accuracy", "proposes_precision",
+           "proposes_recall")
+"""The headline figures of a `Report`, in the order the tables print them."""
+
+
+@dataclass(frozen=True, slots=True)
+class Spread:
+    """One figure over repeated cross-validations: mean, standard deviation, range."""
+
+    mean: float
+    sd: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, values: Sequence[float]) -> Spread:
+        sd = statistics.stdev(values) if len(values) > 1 else 0.0
+        return cls(statistics.fmean(values), sd, min(values), max(values))
+
+
+def spreads(runs: Sequence[dict[str, Report]], part: str = "all") -> dict[str, Spread]:
+    """Each of `FIGURES` of report `part` over `runs` (one `score` result per seed)."""
+    return {name: Spread.of([getattr(run[part], name) for run in runs]) for name in FIGURES}
+
+
+def paired(runs: Sequence[dict[str, Report]], base: Sequence[dict[str, Report]],
+           part: str = "all") -> dict[str, Spread]:
+    """Each figure's difference `runs` - `base`, seed by seed (the same folds and training
+    seeds on both sides, so the difference is the change's own, not the folds')."""
+    return {name: Spread.of([getattr(a[part], name) - getattr(b[part], name)
+                             for a, b in zip(runs, base, strict=True)]) for name in FIGURES}
 
 
 def merge(reports: Iterable[Report]) -> Report:
@@ -260,10 +298,14 @@ def learned_decider(
     examples: dict[str, list[Example]] | None = None,
     *,
     stack: bool = SECOND_STAGE,
+    seed: int = 0,
+    proposes_learners: Sequence[str] = PROPOSES_LEARNERS,
+    learn_cut: bool = True,
 ) -> Decider:
     """Per held-out group: train on every other group's papers, decide the group's papers
     (`examples`: `gold_examples`, when the caller has them already; `stack`: acceptance in
-    two stages, `kg.train.decisions.train`)."""
+    two stages; `seed`: the learners' random state; `proposes_learners`, `learn_cut`: how
+    `proposes` is learnt — all as in `kg.train.decisions.train`)."""
     examples = examples if examples is not None else gold_examples(sets, parsed, lookup)
     group_of = {p.id: s.groups[p.id] for s in sets for p in s.papers}
 
@@ -271,7 +313,9 @@ def learned_decider(
         held_out = {group_of[i] for i in ids}
         training = [e for pid, ex in examples.items() if group_of[pid] not in held_out
                     for e in ex]
-        model = DecisionModel.from_json(train(training, features, stack=stack))
+        model = DecisionModel.from_json(train(training, features, stack=stack, seed=seed,
+                                              proposes_learners=proposes_learners,
+                                              learn_cut=learn_cut))
         return decide_papers([(parsed[i].original, parsed[i].fields) for i in ids], lookup,
                              model_runs=True, model=model, thresholds=thresholds)
     return decide

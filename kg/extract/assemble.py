@@ -175,11 +175,12 @@ def assemble_decided(
     cands: PaperCandidates,
     decisions: dict[str, Decision],
     thresholds: DecisionThresholds,
+    proposes_cut: float,
 ) -> list[Mention]:
     """The mentions of one paper, decided by the learned models (`kg.extract.learned`):
     groups the accept model takes, where they overlap the more probable (then the longer)
-    span, typed by the type model, `proposes` when the proposes model says so, else the
-    strongest role of its phrases."""
+    span, typed by the type model, `proposes` when the proposes model's probability reaches
+    `proposes_cut`, else the strongest role of its phrases."""
     accepted = {k: e for k, e in cands.groups.items()
                 if decisions[k].accept >= thresholds.accept}
     scores = {k: decisions[k].accept for k in accepted}
@@ -191,22 +192,21 @@ def assemble_decided(
             del accepted[key]
             continue
         decision = decisions[key]
-        role = (Role.PROPOSES if decision.proposes >= thresholds.proposes
+        role = (Role.PROPOSES if decision.proposes >= proposes_cut
                 else pattern_role(entry.roles, decision.ctype))
         decided[key] = (decision.ctype, role)
-    best = paper_best(decisions, list(decided), thresholds)
+    best = paper_best(decisions, list(decided), thresholds, proposes_cut)
     if best is not None:
         decided[best] = (decided[best][0], Role.PROPOSES)
     return _mentions(original, fields, accepted, decided)
 
 
 def paper_best(decisions: dict[str, Decision], accepted: Sequence[str],
-               thresholds: DecisionThresholds) -> str | None:
-    """The accepted key a paper proposes although no accepted key passes
-    `thresholds.proposes`: its most probable proposal, when that reaches
-    `thresholds.paper_best` (None: none)."""
+               thresholds: DecisionThresholds, proposes_cut: float) -> str | None:
+    """The accepted key a paper proposes although no accepted key reaches `proposes_cut`:
+    its most probable proposal, when that reaches `thresholds.paper_best` (None: none)."""
     if thresholds.paper_best is None or not accepted or any(
-            decisions[k].proposes >= thresholds.proposes for k in accepted):
+            decisions[k].proposes >= proposes_cut for k in accepted):
         return None
     best = max(accepted, key=lambda k: (decisions[k].proposes, k))
     return best if decisions[best].proposes >= thresholds.paper_best else None
@@ -234,7 +234,8 @@ def decide_papers(
     by_paper: list[dict[str, Decision]] = [{} for _ in papers]
     for (i, key), decision in zip(flat, decided, strict=True):
         by_paper[i][key] = decision
-    return [assemble_decided(original, fields, c, d, thresholds)
+    cut = thresholds.proposes if thresholds.proposes is not None else model.proposes_cut
+    return [assemble_decided(original, fields, c, d, thresholds, cut)
             for (original, fields), c, d in zip(papers, cands, by_paper, strict=True)]
 
 

@@ -61,11 +61,13 @@ class DecisionThresholds:
     """The probability cut-offs of the learned decisions (`kg.extract.learned`).
 
     0.5 is the natural cut of a calibrated probability (accept when more likely right than
-    wrong); they are not fitted to the evaluation papers.
+    wrong); they are not fitted to the evaluation papers. `proposes` None (the default) is
+    the cut the model learned (`DecisionModel.proposes_cut`: the one that balances
+    precision and recall, F1, in grouped cross-validation inside its training papers).
     """
 
     accept: float = 0.5
-    proposes: float = 0.5
+    proposes: float | None = None
     # A paper none of whose concepts passes `proposes` still proposes its most probable one
     # when that reaches `paper_best` (most papers introduce something); None: never.
     paper_best: float | None = None

@@ -1,12 +1,16 @@
-"""The learned decisions: gradient-boosted trees over `kg.extract.features`, read from JSON.
+"""The learned decisions: gradient-boosted trees (and a linear model) over
+`kg.extract.features`, read from JSON.
 
 Models decide for each candidate group of a paper: is it a concept of the paper (accept),
 which type (one model per type: is this type acceptable for it; the most probable wins), and
-is it the paper's own contribution (proposes). They are trained by
-`kg.train.decisions` (scikit-learn's HistGradientBoostingClassifier, `make train-decisions`)
-and shipped as plain JSON (`kg/data/decisions.json.gz`): node arrays of every tree, evaluated
-here with numpy. Plain data rather than a pickle: loading runs no code from the file, needs no
-scikit-learn at run time, and the file diffs and reviews like any other data.
+is it the paper's own contribution (proposes: the mean of a tree ensemble's and a logistic
+regression's probabilities — with a few hundred contributions to learn from, the linear
+model ranks them better than the trees alone). They are trained by `kg.train.decisions`
+(scikit-learn's HistGradientBoostingClassifier and LogisticRegression, `make
+train-decisions`) and shipped as plain JSON (`kg/data/decisions.json.gz`): node arrays of
+every tree and the linear model's weights, evaluated here with numpy. Plain data rather than
+a pickle: loading runs no code from the file, needs no scikit-learn at run time, and the file
+diffs and reviews like any other data.
 
 All trees of a model are flattened into one node table and walked together, one numpy step
 per tree level, for all candidates of a batch of papers at once.
@@ -31,7 +35,7 @@ from kg.errors import ModelError
 from kg.types import ConceptType
 
 MODEL_FILE = "decisions.json.gz"
-FORMAT = "paperkg-decisions/2"
+FORMAT = "paperkg-decisions/3"
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +115,41 @@ class TreeEnsemble:
         return np.asarray(e / e.sum(axis=1, keepdims=True))
 
 
+@dataclass(frozen=True, slots=True)
+class LinearModel:
+    """A logistic regression over standardised features: probability = logistic of
+    intercept + sum of coef * (x - mean) / scale. A missing value (NaN) counts as the
+    training mean."""
+
+    features: tuple[str, ...]
+    mean: npt.NDArray[np.float64]
+    scale: npt.NDArray[np.float64]
+    coef: npt.NDArray[np.float64]
+    intercept: float
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LinearModel:
+        """Read the dict written by `kg.train.decisions.export_linear`."""
+        return cls(tuple(data["features"]), np.asarray(data["mean"], dtype=np.float64),
+                   np.asarray(data["scale"], dtype=np.float64),
+                   np.asarray(data["coef"], dtype=np.float64), float(data["intercept"]))
+
+    def proba(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Class probabilities (not, is), (samples, 2)."""
+        z = np.nan_to_num((x - self.mean) / self.scale, nan=0.0)
+        p = 1.0 / (1.0 + np.exp(-(z @ self.coef + self.intercept)))
+        return np.stack([1.0 - p, p], axis=1)
+
+
+Model = TreeEnsemble | LinearModel
+
+
+def model_from_json(data: dict[str, Any]) -> Model:
+    """A tree ensemble, or a linear model (`"kind": "linear"`)."""
+    return LinearModel.from_json(data) if data.get("kind") == "linear" else (
+        TreeEnsemble.from_json(data))
+
+
 # Second-stage acceptance (`DecisionModel.accept2`): what the first stage thinks of the
 # group and of the groups its occurrences nest in, contain or cross.
 STACK_NAMES = ("stack_own", "stack_outer", "stack_inner", "stack_cross", "stack_rank")
@@ -160,19 +199,22 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class DecisionModel:
-    """The ensembles that decide acceptance, type (one per type) and `proposes`."""
+    """The models that decide acceptance, type (one per type) and `proposes` (the mean of
+    its models' probabilities)."""
 
     accept: TreeEnsemble
     types: dict[ConceptType, TreeEnsemble]
-    proposes: TreeEnsemble
+    proposes: tuple[Model, ...]
     trained_on: str = ""
     # The second stage of acceptance, over the features and `STACK_NAMES` (None: one stage).
     accept2: TreeEnsemble | None = None
+    # The probability from which a concept is the paper's own (learned in training).
+    proposes_cut: float = 0.5
 
     @property
-    def ensembles(self) -> list[TreeEnsemble]:
+    def ensembles(self) -> list[Model]:
         second = [self.accept2] if self.accept2 is not None else []
-        return [self.accept, *second, *self.types.values(), self.proposes]
+        return [self.accept, *second, *self.types.values(), *self.proposes]
 
     def first_accept(self, rows: Sequence[dict[str, float]]) -> npt.NDArray[np.float64]:
         """The first stage's acceptance probability of each feature dict."""
@@ -191,10 +233,15 @@ class DecisionModel:
         if not types:
             raise ModelError("the decisions model has no type models: retrain with "
                              "`make train-decisions`")
+        proposes = tuple(model_from_json(m) for m in data["proposes"])
+        if not proposes:
+            raise ModelError("the decisions model has no proposes model: retrain with "
+                             "`make train-decisions`")
         second = data.get("accept2")
-        return cls(TreeEnsemble.from_json(data["accept"]), types,
-                   TreeEnsemble.from_json(data["proposes"]), str(data.get("trained_on", "")),
-                   TreeEnsemble.from_json(second) if second else None)
+        return cls(TreeEnsemble.from_json(data["accept"]), types, proposes,
+                   str(data.get("trained_on", "")),
+                   TreeEnsemble.from_json(second) if second else None,
+                   float(data.get("proposes_cut", 0.5)))
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> DecisionModel:
@@ -233,8 +280,8 @@ class DecisionModel:
             acceptable = np.stack([e.proba(_columns(sub, column, e.features))[:, 1]
                                    for e in self.types.values()], axis=1)
             types[kept] = acceptable.argmax(1)
-            proposes[kept] = self.proposes.proba(
-                _columns(sub, column, self.proposes.features))[:, 1]
+            proposes[kept] = np.mean([m.proba(_columns(sub, column, m.features))[:, 1]
+                                      for m in self.proposes], axis=0)
         return [
             Decision(float(a), order[int(t)], float(p))
             for a, t, p in zip(accept, types, proposes, strict=True)

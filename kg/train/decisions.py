@@ -7,6 +7,10 @@ gold role is. The type is decided by one model per type ("is this type acceptabl
 so the choice is the type most likely to be right, not the most likely first choice. scikit-learn's
 HistGradientBoostingClassifier learns each decision (fixed `random_state`, so retraining on
 the same data gives the same file); `export_ensemble` writes its trees as plain JSON.
+`proposes` is also learnt by a logistic regression (its regularisation chosen by grouped
+cross-validation inside the training papers) and decided by the mean of the two models, from
+a cut chosen the same way (the one with the best F1 of precision and recall: with about one
+contribution in eight concepts, 0.5 keeps too few).
 
 Needs scikit-learn (a test/training dependency, not a run-time one).
 """
@@ -40,6 +44,14 @@ MUST_WEIGHT = 2.0  # a `must` concept counts twice an `ok` one when learning acc
 # hold up (must-recall 0.852 -> 0.874 in one configuration, 0.854 with type accuracy
 # -0.010 in the next; /work/notes/learned.md, session 19). `cv_eval.py --ablation` has a row.
 SECOND_STAGE = False
+# The learners whose mean probability decides `proposes`: trees alone rank the few hundred
+# contributions worse than with a linear model beside them (/work/notes/learned2.md).
+PROPOSES_LEARNERS: tuple[str, ...] = ("trees", "linear")
+# The regularisation strengths the linear model chooses among (`STACK_FOLDS` inner grouped
+# folds, average precision).
+LINEAR_CS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3)
+# The proposes cuts training chooses among (`_proposes_cut`).
+PROPOSES_CUTS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,46 +106,137 @@ def export_ensemble(model: Any, features: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def _fit(x: np.ndarray, y: Sequence[Any], weights: Sequence[float] | None = None) -> Any:
+def export_linear(model: Any, features: Sequence[str]) -> dict[str, Any]:
+    """A fitted StandardScaler + LogisticRegression pipeline as the JSON
+    `LinearModel.from_json` reads."""
+    scaler, logistic = model[0], model[-1]
+    return {
+        "kind": "linear",
+        "features": list(features),
+        "mean": [round(float(v), 10) for v in scaler.mean_],
+        "scale": [round(float(v), 10) for v in scaler.scale_],
+        "coef": [round(float(v), 10) for v in np.ravel(logistic.coef_)],
+        "intercept": round(float(np.ravel(logistic.intercept_)[0]), 10),
+    }
+
+
+def _linear(x: np.ndarray, y: np.ndarray, c: float) -> Any:
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    return make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=5000)).fit(x, y)
+
+
+def _inner_folds(groups: Sequence[str], y: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(train rows, test rows) of `STACK_FOLDS` folds of whole groups (dealt by sorted
+    name), keeping those whose both sides hold both classes."""
+    names = sorted(set(groups))
+    fold = np.asarray([names.index(g) % STACK_FOLDS for g in groups])
+    found = [(np.flatnonzero(fold != i), np.flatnonzero(fold == i))
+             for i in range(min(STACK_FOLDS, len(names)))]
+    return [(tr, te) for tr, te in found if 0 < y[tr].sum() < len(tr) and y[te].any()]
+
+
+def _linear_strength(x: np.ndarray, y: np.ndarray, groups: Sequence[str]) -> float:
+    """The regularisation (`LINEAR_CS`) with the best average precision in grouped
+    cross-validation inside the given examples (too few groups: the middle one)."""
+    from sklearn.metrics import average_precision_score
+
+    folds = _inner_folds(groups, y)
+    best, best_c = -1.0, LINEAR_CS[len(LINEAR_CS) // 2]
+    if len(folds) >= 2:
+        for c in LINEAR_CS:
+            score = float(np.mean([average_precision_score(
+                y[te], _linear(x[tr], y[tr], c).predict_proba(x[te])[:, 1])
+                for tr, te in folds]))
+            if score > best + 1e-9:
+                best, best_c = score, c
+    return best_c
+
+
+def _proposes_cut(x: np.ndarray, y: np.ndarray, groups: Sequence[str],
+                  learners: Sequence[str], linear_c: float, seed: int) -> float:
+    """The cut of `PROPOSES_CUTS` with the best F1 on out-of-fold probabilities of the
+    learners' mean (grouped folds inside the given examples; ties: the higher cut; too
+    few groups: 0.5)."""
+    folds = _inner_folds(groups, y)
+    if len(folds) < 2:
+        return 0.5
+    rows = np.concatenate([te for _, te in folds])
+    proba = np.zeros(len(y))
+    for tr, te in folds:
+        proba[te] = np.mean([
+            (_fit(x[tr], y[tr], seed=seed) if learner == "trees"
+             else _linear(x[tr], y[tr], linear_c)).predict_proba(x[te])[:, 1]
+            for learner in learners], axis=0)
+
+    def f1(cut: float) -> float:
+        chosen = proba[rows] >= cut
+        right = float((chosen & (y[rows] == 1)).sum())
+        return 2 * right / (chosen.sum() + y[rows].sum())
+
+    return max(reversed(PROPOSES_CUTS), key=f1)
+
+
+def _fit(x: np.ndarray, y: Sequence[Any] | np.ndarray,
+         weights: Sequence[float] | np.ndarray | None = None,
+         seed: int = 0) -> Any:
     from sklearn.ensemble import HistGradientBoostingClassifier
 
-    model = HistGradientBoostingClassifier(**PARAMS)
+    model = HistGradientBoostingClassifier(**{**PARAMS, "random_state": seed})
     model.fit(x, np.asarray(y), sample_weight=None if weights is None else np.asarray(weights))
     return model
 
 
 def train(
     examples: Sequence[Example], features: Sequence[str], *, trained_on: str = "",
-    stack: bool = SECOND_STAGE,
+    stack: bool = SECOND_STAGE, seed: int = 0,
+    proposes_learners: Sequence[str] = PROPOSES_LEARNERS, learn_cut: bool = True,
 ) -> dict[str, Any]:
     """The models as one JSON document (see `kg.extract.learned`): accept, one per type
     seen acceptable in training (a type never or always acceptable gets none), proposes;
     with `stack`, a second stage of acceptance (`accept2`) over the features and what the
     first stage, trained out of fold on other groups of papers, says of each group and of
-    those it nests in (`kg.extract.learned.stack_features`)."""
+    those it nests in (`kg.extract.learned.stack_features`). `seed`: the learners' random
+    state (0 for the shipped model; other seeds measure how much the figures move);
+    `proposes_learners`: "trees" and/or "linear", whose mean decides `proposes`, from the
+    cut `_proposes_cut` chooses (`learn_cut`; else 0.5)."""
     names = list(features)
     x = np.asarray([[e.features.get(n, 0.0) for n in names] for e in examples], dtype=float)
     weights = [MUST_WEIGHT if e.must else 1.0 for e in examples]
-    accept = _fit(x, [int(e.matched) for e in examples], weights)
+    accept = _fit(x, [int(e.matched) for e in examples], weights, seed)
     second = {}
     if stack:
-        extra = _stacked(examples, _out_of_fold(x, examples, weights))
+        extra = _stacked(examples, _out_of_fold(x, examples, weights, seed))
         second["accept2"] = export_ensemble(
-            _fit(np.hstack([x, extra]), [int(e.matched) for e in examples], weights),
+            _fit(np.hstack([x, extra]), [int(e.matched) for e in examples], weights, seed),
             [*names, *STACK_NAMES])
     typed = [i for i, e in enumerate(examples) if e.matched and e.ctypes]
     types = {}
     for ctype in ConceptType:
         y = [int(ctype in examples[i].ctypes) for i in typed]
         if 0 < sum(y) < len(y):
-            types[ctype.value] = export_ensemble(_fit(x[typed], y), names)
-    proposes = _fit(x[typed], [int(examples[i].proposes) for i in typed])
+            types[ctype.value] = export_ensemble(_fit(x[typed], y, seed=seed), names)
+    proposes_y = np.asarray([int(examples[i].proposes) for i in typed])
+    groups = [examples[i].group for i in typed]
+    unknown = set(proposes_learners) - {"trees", "linear"}
+    if unknown or not proposes_learners:
+        raise ValueError(f"unknown proposes learner {sorted(unknown)} (trees, linear)")
+    linear_c = (_linear_strength(x[typed], proposes_y, groups)
+                if "linear" in proposes_learners else 0.0)
+    proposes = [export_ensemble(_fit(x[typed], proposes_y, seed=seed), names)
+                if learner == "trees" else
+                export_linear(_linear(x[typed], proposes_y, linear_c), names)
+                for learner in proposes_learners]
     return {
         "format": FORMAT,
         "trained_on": trained_on,
         "accept": export_ensemble(accept, names),
         "types": types,
-        "proposes": export_ensemble(proposes, names),
+        "proposes": proposes,
+        "proposes_cut": (_proposes_cut(x[typed], proposes_y, groups, proposes_learners,
+                                       linear_c, seed) if learn_cut else 0.5),
         **second,
     }
 
@@ -142,7 +245,7 @@ STACK_FOLDS = 4  # inner folds (grouped by `Example.group`) for the first stage'
 
 
 def _out_of_fold(x: np.ndarray, examples: Sequence[Example],
-                 weights: Sequence[float]) -> np.ndarray:
+                 weights: Sequence[float], seed: int = 0) -> np.ndarray:
     """The first stage's acceptance of each example by a model trained without its group."""
     groups = sorted({e.group for e in examples})
     if len(groups) < 2:
@@ -154,7 +257,7 @@ def _out_of_fold(x: np.ndarray, examples: Sequence[Example],
     proba = np.zeros(len(examples))
     for i in range(min(STACK_FOLDS, len(groups))):
         test = fold == i
-        proba[test] = _fit(x[~test], y[~test], w[~test]).predict_proba(x[test])[:, 1]
+        proba[test] = _fit(x[~test], y[~test], w[~test], seed).predict_proba(x[test])[:, 1]
     return proba
 
 
