@@ -122,7 +122,8 @@ def test_a_short_form_never_defined_joins_the_one_concept_its_initials_spell():
 
 
 def test_spelling_variants_are_one_node_named_by_the_most_used_key():
-    assert compact("pre trained language models") == compact("pretrained language model")
+    assert compact("pre trained language model") == compact("pretrained language model")
+    assert compact("frames per second") == compact("frame per second")
     assert variant_map({"pretrained language model": 3, "pre trained language model": 1}) == {
         "pre trained language model": "pretrained language model"}
     result = run(Extraction("p1", mentions=(m("pre-trained language models"),)),
@@ -338,26 +339,53 @@ def test_a_novel_one_of_a_kind_most_papers_use_is_no_origin():
 
 
 def test_a_network_named_with_and_without_neural_is_one_node():
+    """'plonk network', 'plonk net' and 'Plonk neural networks' are one network; so is 'deep
+    network', which one paper abbreviates 'DN' beside the DNNs of the others; 'Bayesian
+    network' (BN in two papers) and 'Bayesian neural network' (BNN in two) are two."""
     def model(label: str, start: int = 0, long_form: str | None = None) -> Mention:
         return replace(m(label, start, long_form=long_form), ctype=ConceptType.MODEL)
 
     texts = {"p1": "Plonk neural networks work.", "p2": "A plonk network works.",
              "p3": "Plonk neural network (PNN) is it.", "p4": "Bayesian networks (BN) work.",
-             "p5": "Bayesian neural networks (BNN) work."}
+             "p5": "Bayesian neural networks (BNN) work.", "p6": "A plonk net works.",
+             "d1": "Deep networks (DN) work.", "d2": "Deep neural networks (DNN) work.",
+             "d3": "Deep neural networks (DNN) work.", "d4": "A deep network works."}
+    texts |= {"q4": texts["p4"], "q5": texts["p5"]}
     extractions = {
         "p1": Extraction("p1", mentions=(model("Plonk neural networks"),)),
         "p2": Extraction("p2", mentions=(model("plonk network", 2),)),
         "p3": Extraction("p3", mentions=(model("Plonk neural network"),)),
-        "p4": Extraction("p4", mentions=(model("BN", 19, long_form="Bayesian networks"),)),
-        "p5": Extraction("p5", mentions=(model("BNN", 26, long_form="Bayesian neural networks"),)),
+        "p6": Extraction("p6", mentions=(model("plonk net", 2),)),
+        "d1": Extraction("d1", mentions=(model("DN", 15, long_form="Deep networks"),)),
+        "d4": Extraction("d4", mentions=(model("deep network", 2),)),
     }
+    for pid in ("d2", "d3"):
+        extractions[pid] = Extraction(pid, mentions=(
+            model("DNN", 21, long_form="Deep neural networks"),))
+    for pid in ("p4", "q4"):
+        extractions[pid] = Extraction(pid, mentions=(
+            model("BN", 19, long_form="Bayesian networks"),))
+    for pid in ("p5", "q5"):
+        extractions[pid] = Extraction(pid, mentions=(
+            model("BNN", 26, long_form="Bayesian neural networks"),))
     papers = [Paper(pid, texts[pid] + " " * 80) for pid in extractions]
     result = canonical_corpus(papers, extractions)
-    assert [link.paper_id for link in result.canonical.links
-            if link.concept_key == "plonk neural network"] == ["p1", "p2", "p3"]
+    links = result.canonical.links
+    assert [link.paper_id for link in links
+            if link.concept_key == "plonk neural network"] == ["p1", "p2", "p3", "p6"]
+    assert [link.paper_id for link in links
+            if link.concept_key == "deep neural network"] == ["d1", "d4", "d2", "d3"]
     assert {"bayesian network", "bayesian neural network"} <= set(result.canonical.concepts)
-    assert [d.variants for d in result.decisions if d.rule == "elided-word"] == [
-        ("plonk network",)]
+    assert sorted(d.variants for d in result.decisions if d.rule == "elided-word") == [
+        ("deep network",), ("plonk net", "plonk network")]
+
+
+def test_a_name_ending_in_a_capital_s_is_no_plural():
+    """'DELTAS' (a name's letters) is not the plural of 'Delta'; 'deltas' is."""
+    result = run(Extraction("p1", mentions=(m("DELTAS"),)),
+                 Extraction("p2", mentions=(m("Delta"),)),
+                 Extraction("p3", mentions=(m("deltas"),)))
+    assert links_of(result, "deltas") == ["p1"] and links_of(result, "delta") == ["p2", "p3"]
 
 
 def test_a_name_two_works_introduce_is_two_nodes_and_users_join_the_one_they_fit():
@@ -393,10 +421,125 @@ def test_a_name_two_works_introduce_is_two_nodes_and_users_join_the_one_they_fit
                      "ux": "zorp"}
     assert result.canonical.concepts["zorp s1"].pref_label == "ZORP"
     assert sorted((d.concept_key, d.papers) for d in result.decisions
-                  if d.rule == "name-sense") == [("zorp g1", 3), ("zorp s1", 1)]
+                  if d.rule == "name-sense") == [("zorp", 1), ("zorp g1", 3), ("zorp s1", 1)]
     roles = {link.paper_id: link.role for link in result.canonical.links
              if link.concept_key.startswith("zorp")}
     assert roles["g1"] is roles["g2"] is roles["s1"] is Role.PROPOSES
+
+
+def _named(papers: dict[str, Paper], name: str, roles: dict[str, Role],
+           others: dict[str, tuple[str, ...]]) -> dict[str, Extraction]:
+    """Each paper mentions `name` (in its abstract, else its title) in the role `roles` gives
+    it (default uses), and the concepts `others` gives it."""
+    out = {}
+    for pid, paper in papers.items():
+        part = Field.ABSTRACT if name in paper.abstract else Field.TITLE
+        text = paper.text(part)
+        start = text.index(name)
+        mention = m(name, start, role=roles.get(pid, Role.USES), part=part,
+                    sentence=(0, len(text)))
+        out[pid] = Extraction(pid, mentions=(mention, *[
+            m(o, paper.abstract.index(o)) for o in others.get(pid, ())]))
+    return out
+
+
+def _about(pid: str, title: str, abstract: str, *others: str, year: int | None = None) -> Paper:
+    """A paper whose abstract also names `others`."""
+    return Paper(pid, " ".join([abstract, *others]), title=title, year=year)
+
+
+def test_a_name_one_work_introduces_keeps_only_the_papers_that_fit_it():
+    """'ZORP: Temporal Action Detection ...' is not the ZORP of three agent papers, which share
+    no concept with it; a name most of whose users share context with its work stays one node
+    (KLOP: three of four, more likely than not by the rule of succession: 3 / (4 + 1))."""
+    others = {"w": ("action detection", "detection transformer"),
+              "a1": ("language model agent", "reasoning"), "a2": ("language model agent",),
+              "a3": ("reasoning", "language model agent"), "d": ("action detection",),
+              "k": ("merge sort",), "k1": ("merge sort",), "k2": ("merge sort",),
+              "k3": ("merge sort", "heap"), "k4": ("cooking",)}
+    zorps = {
+        "w": _about("w", "ZORP: Temporal Action Detection with Queries", "We propose ZORP.",
+                    *others["w"]),
+        **{pid: _about(pid, "Agents", "We use ZORP prompting.", *others[pid])
+           for pid in ("a1", "a2", "a3")},
+        "d": _about("d", "Detection", "We use ZORP for actions.", *others["d"]),
+        "n": _about("n", "Nothing else", "We use ZORP."),
+    }
+    klops = {"k": _about("k", "KLOP: Fast Sorting", "We propose KLOP.", *others["k"]),
+             **{pid: _about(pid, "Sorting", "We use KLOP.", *others[pid])
+                for pid in ("k1", "k2", "k3", "k4")}}
+    roles = {"w": Role.PROPOSES, "k": Role.PROPOSES}
+    result = canonical_corpus([*zorps.values(), *klops.values()],
+                              _named(zorps, "ZORP", roles, others)
+                              | _named(klops, "KLOP", roles, others))
+    nodes = {link.paper_id: link.concept_key for link in result.canonical.links
+             if link.concept_key.startswith(("zorp", "klop"))}
+    # n has no other concept: nothing says it means another ZORP.
+    assert nodes == {"w": "zorp w", "d": "zorp w", "n": "zorp w", "a1": "zorp", "a2": "zorp",
+                     "a3": "zorp", **dict.fromkeys(["k", "k1", "k2", "k3", "k4"], "klop")}
+    assert sorted((d.concept_key, d.variants, d.papers) for d in result.decisions
+                  if d.rule == "name-sense") == [("zorp", ("zorp w",), 3),
+                                                 ("zorp w", ("ZORP",), 3)]
+    roles_now = {link.paper_id: link.role for link in result.canonical.links
+                 if link.concept_key.startswith("zorp")}
+    assert roles_now["w"] is Role.PROPOSES
+
+
+def test_a_later_work_sharing_nothing_with_the_first_is_another_name():
+    """The 2017 'network named EVE' and the 2024 'EVE: Video Editing' are two concepts; a 2020
+    'EVE: ...' about cryptography is a paper about the first one."""
+    others = {"c": ("cryptography", "adversarial training"), "v": ("video editing",),
+              "l": ("cryptography",), "u": ("video editing", "diffusion model")}
+    papers = {
+        "c": _about("c", "Learning to Protect", "A network named EVE attacks.", *others["c"],
+                    year=2017),
+        "v": _about("v", "EVE: Video Editing", "We propose EVE.", *others["v"], year=2024),
+        "l": _about("l", "EVE: Secure Channels", "We propose EVE.", *others["l"], year=2020),
+        "u": _about("u", "Editing", "We use EVE.", *others["u"], year=2024),
+    }
+    roles = {"c": Role.PROPOSES, "v": Role.PROPOSES, "l": Role.PROPOSES}
+    result = canonical_corpus(list(papers.values()), _named(papers, "EVE", roles, others))
+    nodes = {link.paper_id: link.concept_key for link in result.canonical.links
+             if link.concept_key.startswith("eve")}
+    assert nodes == {"c": "eve c", "l": "eve c", "v": "eve v", "u": "eve v"}
+
+
+def test_a_name_its_introducer_writes_in_capitals_is_a_coined_name():
+    """'HYDRA: Hybrid Robot Actions' introduces the name others write 'Hydra'."""
+    others = {"u1": ("speculative decoding",), "u2": ("speculative decoding",)}
+    papers = {
+        "h": _about("h", "HYDRA: Hybrid Robot Actions", "Robots act.", "robot manipulation"),
+        "u1": _about("u1", "Decoding", "We use Hydra heads.", *others["u1"]),
+        "u2": _about("u2", "Decoding", "We use Hydra heads.", *others["u2"]),
+    }
+    extractions = _named({"u1": papers["u1"], "u2": papers["u2"]}, "Hydra", {}, others)
+    title = papers["h"].title or ""
+    extractions["h"] = Extraction("h", mentions=(
+        m("HYDRA", 0, role=Role.PROPOSES, part=Field.TITLE, sentence=(0, len(title))),
+        m("robot manipulation", papers["h"].abstract.index("robot"))))
+    result = canonical_corpus(list(papers.values()), extractions)
+    nodes = {link.paper_id: link.concept_key for link in result.canonical.links
+             if link.concept_key.startswith("hydra")}
+    assert nodes == {"h": "hydra h", "u1": "hydra", "u2": "hydra"}
+
+
+def test_a_platform_or_simulator_its_work_introduces_is_no_method():
+    """'Habitat: A Platform for ...' and 'Our VirtualHome simulator ...' are what methods are
+    evaluated in (Dataset); their users voted Method."""
+    papers = {"h": _paper("h", "Plat: A Platform for Embodied Research", "We present Plat."),
+              "v": _paper("v", "Home: Simulating Chores", "Our Home simulator makes videos."),
+              "u": _paper("u", "Navigation", "We use Plat and Home here.")}
+
+    def x(pid: str, role: Role, *names: str) -> Extraction:
+        text = papers[pid].abstract
+        return Extraction(pid, mentions=tuple(
+            m(n, text.index(n), role=role, sentence=(0, len(text))) for n in names))
+
+    extractions = {"h": x("h", Role.PROPOSES, "Plat"), "v": x("v", Role.PROPOSES, "Home"),
+                   "u": x("u", Role.USES, "Plat", "Home")}
+    result = canonical_corpus(list(papers.values()), extractions)
+    assert result.canonical.concepts["plat"].ctype is ConceptType.DATASET
+    assert result.canonical.concepts["home"].ctype is ConceptType.DATASET
 
 
 def test_the_work_introducing_a_name_says_what_it_is():

@@ -11,7 +11,7 @@ work), `origin` (`proposes` means origin), `corrections` (the YAML file).
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -20,12 +20,14 @@ from kg.canon.corrections import RULE_PREFIX, apply_corrections, find_concept
 from kg.canon.hygiene import reject
 from kg.canon.names import name_senses, stated_types
 from kg.canon.origin import origin_roles
+from kg.canon.senses import short_sense_key
 from kg.canon.variants import HEAD_RULE, WORD_RULE, elided_heads, elided_neural
 from kg.types import (
     CanonDecision,
     Correction,
     CorrectionAction,
     Extraction,
+    Link,
     Paper,
     Rejection,
 )
@@ -59,11 +61,12 @@ def canonical_corpus(
             for key, full in sorted(shortened.items())]
         canonical.rekey(dict(shortened))
     counts = Counter(link.concept_key for link in canonical.links)
-    unnamed = elided_neural(canonical.concepts, counts)
+    unnamed = elided_neural(canonical.concepts, counts, _abbreviations(canonical.links))
     if unnamed:
         canonical.decisions += [
             CanonDecision(full, WORD_RULE, (canonical.concepts[key].pref_label,), counts[key],
-                          'the same network named with and without "neural"')
+                          'the same network named with and without "neural" (or "net"); '
+                          "no short form of its own is a convention of its papers")
             for key, full in sorted(unnamed.items())]
         canonical.rekey(dict(unnamed))
     rejected = reject(canonical.concepts, canonical.links, by_id)
@@ -82,6 +85,15 @@ def canonical_corpus(
     canonical.decisions = decisions
     applied = sorted(applied + more_applied, key=lambda c: c.line)
     return CorpusCanon(canonical, decisions, rejections, warnings + more_warnings, applied)
+
+
+def _abbreviations(links: Sequence[Link]) -> dict[str, Counter[str]]:
+    """Key -> how many papers abbreviate it by each short form (`senses.short_sense_key`)."""
+    out: dict[str, Counter[str]] = defaultdict(Counter)
+    for link in links:
+        out[link.concept_key].update(
+            {short_sense_key(m.label) for m in link.mentions if m.long_form})
+    return out
 
 
 def _accept(

@@ -2,9 +2,11 @@
 models", "frames per second" / "frame per second", "multi-modal" / "multimodal".
 
 `kg.normalize.norm_key` folds case, separators and the last word's plural; two keys that still
-differ only by where words are split or by the plural of an inner word are one concept. Each
-group of such keys is named by its key used in the most papers (then the alphabetically first),
-so the node's IRI is the one most of its papers already had.
+differ only by where words are split or by the plural of an inner word are one concept. The
+last word is as `norm_key` left it: a final capital "S" is a letter of a name ("DELTAS" is not
+the plural of "Delta", "DADS" not of "DAD"). Each group of such keys is named by its key used in
+the most papers (then the alphabetically first), so the node's IRI is the one most of its
+papers already had.
 """
 
 from __future__ import annotations
@@ -22,16 +24,18 @@ _HEADS = ("model",)
 
 
 def compact(key: str) -> str:
-    """Every word singular, the spaces gone.
+    """Every inner word singular, the spaces gone; the last word as the key has it (`norm_key`
+    already folded it where it was written as a plural).
 
-    >>> compact("pre trained language models") == compact("pretrained language model")
+    >>> compact("pre trained language model") == compact("pretrained language model")
     True
     >>> compact("frames per second") == compact("frame per second")
     True
-    >>> compact("analysis"), compact("multi modal")
-    ('analysis', 'multimodal')
+    >>> compact("analysis"), compact("multi modal"), compact("deltas") == compact("delta")
+    ('analysis', 'multimodal', False)
     """
-    return "".join(singularize(word) for word in key.split(" "))
+    *inner, last = key.split(" ")
+    return "".join(singularize(word) for word in inner) + last
 
 
 def variant_map(papers_per_key: Mapping[str, int]) -> dict[str, str]:
@@ -75,35 +79,73 @@ def elided_heads(concepts: Mapping[str, Concept], papers: Mapping[str, int]) -> 
     return out
 
 
-def elided_neural(concepts: Mapping[str, Concept], papers: Mapping[str, int]) -> dict[str, str]:
-    """Key -> the key it joins, for a network named with and without "neural" ("convolutional
-    network" and "convolutional neural network", "deep network" and "deep neural network"):
-    in a paper about learning a network is a neural network. Both nodes typed Model; the name
-    fewer papers use joins the other (on a tie, the full name). Kept apart when the papers
-    abbreviate the two differently and never alike ("Bayesian network" BN, "Bayesian neural
-    network" BNN: two concepts).
+def network_form(key: str) -> str:
+    """A network's name with "neural" and the clipped head "net" folded: the key every way of
+    writing one network shares ("deep neural net", "deep net", "deep network" -> "deep
+    network"); other keys as they are.
 
-    >>> c = {k: Concept(k, k, ConceptType.MODEL, acronyms=a) for k, a in [
-    ...     ("convolutional network", ("CNN",)), ("convolutional neural network", ("CNN",)),
-    ...     ("deep network", ()), ("deep neural network", ("DNN",)),
-    ...     ("bayesian network", ("BN",)), ("bayesian neural network", ("BNN",))]}
-    >>> elided_neural(c, {"convolutional network": 153, "convolutional neural network": 1668,
-    ...                   "deep network": 337, "deep neural network": 1243})
+    >>> network_form("generative adversarial net"), network_form("neural net")
+    ('generative adversarial network', 'neural network')
+    >>> network_form("bayesian neural network"), network_form("subnet"), network_form("u net")
+    ('bayesian network', 'subnet', 'u network')
+    """
+    if key.endswith(" net") or key == "net":
+        key += "work"
+    if key.endswith(" neural network"):
+        key = key.removesuffix(" neural network") + " network"
+    return key
+
+
+def elided_neural(concepts: Mapping[str, Concept], papers: Mapping[str, int],
+                  abbreviations: Mapping[str, Mapping[str, int]]) -> dict[str, str]:
+    """Key -> the key it joins, for a network named with and without "neural", or with the
+    head "net" for "network" ("convolutional network" and "convolutional neural network",
+    "deep network" and "deep neural network", "generative adversarial nets" and "... networks"):
+    in a paper about learning a network is a neural network. All typed Model; each name joins
+    the one most papers use (on a tie, the longer key: the full name).
+
+    `abbreviations` holds, per key, how many papers abbreviate it by each short form
+    (case-folded). Two names stay apart when each is abbreviated by a short form of its own as
+    a convention of its papers: "Bayesian network" BN, "Bayesian neural network" BNN are two
+    concepts. A convention is more likely than not by the rule of succession, as for acronym
+    senses (`kg.canon.senses`): of the papers abbreviating a name, those using a short form the
+    other name never has number more than half of them plus one — the extra one stands for a
+    paper abbreviating it as the other name. One paper's "deep network (DN)" is its own habit,
+    not a second concept beside "deep neural network" (DNN).
+
+    >>> c = {k: Concept(k, k, ConceptType.MODEL) for k in [
+    ...     "convolutional network", "convolutional neural network", "deep network",
+    ...     "deep neural network", "bayesian network", "bayesian neural network"]}
+    >>> counts = {"convolutional network": 153, "convolutional neural network": 1668,
+    ...           "deep network": 337, "deep neural network": 1243, "bayesian network": 90,
+    ...           "bayesian neural network": 82}
+    >>> short = {"deep network": {"dn": 1}, "deep neural network": {"dnn": 300},
+    ...          "bayesian network": {"bn": 6}, "bayesian neural network": {"bnn": 20}}
+    >>> elided_neural(c, counts, short)
     {'convolutional network': 'convolutional neural network', 'deep network': 'deep neural network'}
     """
-    out: dict[str, str] = {}
+    groups: dict[str, list[str]] = defaultdict(list)
     for key, concept in concepts.items():
-        if not key.endswith(" neural network") or concept.ctype is not ConceptType.MODEL:
+        form = network_form(key)
+        if concept.ctype is ConceptType.MODEL and form.endswith("network"):
+            groups[form].append(key)
+    out: dict[str, str] = {}
+    for keys in groups.values():
+        if len(keys) < 2:
             continue
-        short = concepts.get(key.removesuffix(" neural network") + " network")
-        if short is None or short.ctype is not ConceptType.MODEL:
-            continue
-        mine = {a.casefold() for a in concept.acronyms}
-        theirs = {a.casefold() for a in short.acronyms}
-        if mine and theirs and not mine & theirs:
-            continue
-        if papers.get(key, 0) >= papers.get(short.key, 0):
-            out[short.key] = key
-        else:
-            out[key] = short.key
-    return out
+        target = min(keys, key=lambda k: (-papers.get(k, 0), -len(k), k))
+        for key in keys:
+            if key != target and not _abbreviated_apart(abbreviations.get(key, {}),
+                                                        abbreviations.get(target, {})):
+                out[key] = target
+    return dict(sorted(out.items()))
+
+
+def _abbreviated_apart(mine: Mapping[str, int], theirs: Mapping[str, int]) -> bool:
+    """Whether each of two names has a short form of its own as its papers' convention (see
+    `elided_neural`): more likely than not by the rule of succession, on both sides."""
+    def own(one: Mapping[str, int], other: Mapping[str, int]) -> bool:
+        apart = sum(n for short, n in one.items() if short not in other)
+        return apart / (sum(one.values()) + 1) > 0.5
+
+    return bool(mine) and bool(theirs) and own(mine, theirs) and own(theirs, mine)
