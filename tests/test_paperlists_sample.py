@@ -174,6 +174,26 @@ def test_no_quantity_or_product_is_a_node(corpus: Corpus) -> None:
         assert not (words and all(w in PRODUCT_WORDS or w.isdigit() for w in words)), concept
 
 
+def test_a_name_in_capitals_keeps_its_final_s(corpus: Corpus) -> None:
+    """The dataset "MORAL EVENTS" (2024.naacl-long.252, written in capitals inside a mixed-case
+    abstract) is not the plural of the "moral event" the same paper is about; no node holds a
+    capitalised name ending in S beside the same name without it."""
+    events = corpus.concepts["moral events"]
+    assert events.pref_label == "MORAL EVENTS" and "moral event" in corpus.concepts
+    for concept in corpus.concepts.values():
+        labels = {concept.pref_label, *concept.alt_labels}
+        for label in labels:
+            if label.isupper() and label.endswith("S") and len(label) > 2:
+                assert not any(o.casefold() == label[:-1].casefold() for o in labels), concept
+
+
+def test_a_network_written_net_is_the_network(corpus: Corpus) -> None:
+    """"graph neural net" (2024.findings-naacl.34) is the graph neural network node."""
+    assert "graph neural net" not in corpus.concepts
+    assert ("2024.findings-naacl.34", "graph neural network") in {
+        (link.paper_id, link.concept_key) for link in corpus.links}
+
+
 LISTING = {
     "proposed-methods": [{}, {"type": "Model"}, {"type": "Task"}],
     "methods-for-task": [{"task": "question answering"}, {"task": "machine translation"}],
