@@ -213,7 +213,7 @@ class TripleBuffer:
         memory = len(streams)  # after the runs: memory holds the last entries added
         streams.append(((subject, (memory, None)) for subject, _ in own))
         last: str | None = None
-        entries: list[Entry] = []
+        entries: list[Entry] = []  # of `last`, once a run had some (memory's then appended)
         for subject, (_, got) in heapq.merge(*streams, key=_run_order):
             if subject != last:
                 if last is not None:
@@ -221,10 +221,10 @@ class TripleBuffer:
                         spilled[last] = entries
                     yield last, None
                 last, entries = subject, []
-            if got is None:
-                entries += subjects.get(subject, ())
-            else:
+            if got is not None:
                 entries += [(pkey, okey, predicates[pkey], obj) for pkey, okey, obj in got]
+            elif entries:  # runs come first: a subject only in memory is read from there
+                entries += subjects.get(subject, ())
         if last is not None:
             if entries:
                 spilled[last] = entries
