@@ -57,6 +57,8 @@ PARALLEL_THRESHOLD = 400
 
 # Papers whose extraction records are read from the parse cache at once.
 CACHE_READ_BATCH = 2048
+# Papers a worker process extracts at a time; no more papers than this run in this process.
+WORKER_BATCH = 32
 
 
 def default_processes(n_papers: int) -> int:
@@ -73,6 +75,7 @@ class ExtractCounts:
     papers: int = 0
     parsed: int = 0  # texts (titles, abstracts) run through the English pipeline
     parse_hits: int = 0  # texts whose parse came from the cache
+    prepared_hits: int = 0  # papers decided again from their cached features
     reused: int = 0  # papers whose whole extraction record came from the cache
 
     def add(self, result: PartitionResult) -> None:
@@ -80,11 +83,14 @@ class ExtractCounts:
         self.parsed += result.parsed
         self.parse_hits += result.parse_hits
         self.reused += result.reused
+        self.prepared_hits += result.prepared_hits
 
     def format(self, where: str = "") -> str:
         """What the `extraction` stage line says (`where`: " on <the Dask cluster>")."""
+        decided = (f", {self.prepared_hits} decided again from cached features"
+                   if self.prepared_hits else "")
         return (f"{self.papers} papers{where} ({self.reused} from the cache), "
-                f"{self.parsed} texts parsed, {self.parse_hits} parses from the cache")
+                f"{self.parsed} texts parsed, {self.parse_hits} parses from the cache{decided}")
 
 
 def extract_corpus(
@@ -119,13 +125,17 @@ def extract_corpus(
             missing += [p for i, p in enumerate(batch) if i not in reused]
         todo = missing
     processes = default_processes(len(todo)) if n_process is None else n_process
+    if not todo:  # every record from the cache: no pipeline to load, no worker to start
+        return results
+    if len(todo) <= WORKER_BATCH:
+        processes = 1  # one worker's batch: forking workers would only add their start-up
     if dask is not None:
         stream: Iterable[PartitionResult] = extract_on_dask(todo, dask, config=config,
                                                             cache=folder)
     elif processes <= 1:
         stream = (extract_partition(batch, config, folder) for batch in _batched(todo, 64))
     else:
-        stream = parallel_extract(todo, n_process=processes, batch_size=32, config=config,
+        stream = parallel_extract(todo, n_process=processes, batch_size=WORKER_BATCH, config=config,
                                   cache=folder)
     for result in stream:
         counts.add(result)

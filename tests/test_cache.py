@@ -6,7 +6,9 @@ English pipeline, and `Language.pipe` is wrapped to count the texts any spaCy pi
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,7 +18,15 @@ from spacy.language import Language
 
 from kg.build import run_build
 from kg.extract import cache as cache_module
-from kg.extract.cache import ExtractionCache, default_cache_dir, pipeline_versions, rules_version
+from kg.extract import learned
+from kg.extract.cache import (
+    ExtractionCache,
+    default_cache_dir,
+    pipeline_versions,
+    prepared_version,
+    rules_version,
+)
+from kg.extract.decisions import DecisionThresholds
 from kg.extract.extractor import ExtractorConfig, cached_extractor
 from kg.extract.records import from_record, to_record
 from kg.ingest import read_papers
@@ -85,10 +95,18 @@ def test_a_rule_change_redecides_from_the_cached_parses(
     cold, _ = build(tmp_path, "cold", [SMALL], folder)
     texts = cold.extraction.parsed
     assert texts == 6  # three titles, three abstracts
-    # A changed rule (any change to kg.extract's code or data) is a new rules version.
+    # A changed rule of the candidates or features (any change to kg.extract's code or data
+    # but the decision models and relation patterns) is a new version of both.
+    # The decisions' side alone: features from the cache, parses only where two mentions
+    # of a field may be related (4 of the 6 texts here).
+    monkeypatch.setattr(cache_module, "rules_version", lambda: "edited decisions")
+    decisions, _ = build(tmp_path, "decisions", [SMALL], folder)
+    assert decisions.extraction.prepared_hits == 3
+    assert (decisions.extraction.parsed, decisions.extraction.parse_hits) == (0, 4)
     monkeypatch.setattr(cache_module, "rules_version", lambda: "edited rules")
+    monkeypatch.setattr(cache_module, "feature_rules_version", lambda: "edited rules")
     changed, after_change = build(tmp_path, "changed", [SMALL], folder)
-    assert changed.extraction.reused == 0
+    assert changed.extraction.reused == changed.extraction.prepared_hits == 0
     assert (changed.extraction.parsed, changed.extraction.parse_hits) == (0, texts)
     # The rules ablation: other decisions, same parses, the same graph as without a cache.
     rules = ExtractorConfig(learned=False)
@@ -97,6 +115,90 @@ def test_a_rule_change_redecides_from_the_cached_parses(
     _, without_cache = build(tmp_path, "rules-none", [SMALL], False, config=rules)
     assert with_cache == without_cache
     assert after_change != with_cache
+
+
+def test_a_threshold_change_decides_again_from_the_cached_features(
+    tmp_path: Path, pipe_calls: list[int]
+) -> None:
+    folder = tmp_path / "cache"
+    cold, default = build(tmp_path, "cold", [EXAMPLE], folder)
+    assert cold.extraction.prepared_hits == 0 and cold.extraction.parsed == 19
+    pipe_calls.clear()
+    for accept in (0.3, 0.7):
+        config = ExtractorConfig(thresholds=DecisionThresholds(accept=accept))
+        moved, with_cache = build(tmp_path, f"moved{accept}", [EXAMPLE], folder, config=config)
+        assert moved.extraction.reused == 0
+        assert moved.extraction.prepared_hits == moved.extraction.papers == 19
+        # Only the parses of fields with two or more mentions, for the relation patterns.
+        assert moved.extraction.parsed == 0 and 0 < moved.extraction.parse_hits <= 19
+        assert pipe_calls == []
+        _, without_cache = build(tmp_path, f"none{accept}", [EXAMPLE], False, config=config)
+        assert with_cache == without_cache != default
+        pipe_calls.clear()
+    assert "prepared" in ExtractionCache(folder).counts()
+
+
+def test_a_retrained_classifier_decides_again_from_the_cached_features(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "cache"
+    _, default = build(tmp_path, "cold", [EXAMPLE], folder)
+    # Another decisions.json.gz: a new rules version, the same feature rules version.
+    shipped = learned._shipped()
+    retrained = dataclasses.replace(shipped, proposes_cut=shipped.proposes_cut / 2)
+    monkeypatch.setattr(learned, "_shipped", lambda: retrained)
+    monkeypatch.setattr(cache_module, "rules_version", lambda: "retrained")
+    cached_extractor.cache_clear()
+    try:
+        again, with_cache = build(tmp_path, "again", [EXAMPLE], folder)
+        _, without_cache = build(tmp_path, "none", [EXAMPLE], False)
+    finally:
+        cached_extractor.cache_clear()
+    assert again.extraction.prepared_hits == 19 and again.extraction.parsed == 0
+    assert with_cache == without_cache != default
+
+
+def test_which_files_each_version_follows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    package = tmp_path / "kg"
+    for name in ("extract", "vocab"):
+        shutil.copytree(cache_module._PACKAGE / name, package / name,
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("normalize.py", "types.py"):
+        shutil.copy(cache_module._PACKAGE / name, package / name)
+    (package / "data").mkdir()
+    for path in (cache_module._PACKAGE / "data").iterdir():
+        if path.is_file():
+            shutil.copy(path, package / "data" / path.name)
+    monkeypatch.setattr(cache_module, "_PACKAGE", package)
+
+    def versions() -> tuple[str, str]:
+        return (cache_module._rules_digest(frozenset()),
+                cache_module._rules_digest(cache_module.DECISION_ONLY))
+
+    first = versions()
+    assert first == (rules_version(), cache_module.feature_rules_version())
+    for name in ("data/decisions.json.gz", "extract/learned.py",
+                 "extract/relation_patterns.py"):
+        with (package / name).open("ab") as f:
+            f.write(b"\n")
+        now = versions()
+        assert now[0] != first[0] and now[1] == first[1], name
+        first = now
+    for name in ("extract/features.py", "extract/candidates.py", "data/gazetteer.tsv.gz",
+                 "vocab/gazetteer.py"):
+        with (package / name).open("ab") as f:
+            f.write(b"\n")
+        now = versions()
+        assert now[0] != first[0] and now[1] != first[1], name
+        first = now
+    # The thresholds are not part of the features' version; the other switches are.
+    parse, spans = pipeline_versions(ExtractorConfig())
+    moved = ExtractorConfig(thresholds=DecisionThresholds(accept=0.9))
+    assert (prepared_version(moved, parse, spans)
+            == prepared_version(ExtractorConfig(), parse, spans) is not None)
+    assert (prepared_version(ExtractorConfig(gazetteer=False), parse, spans)
+            != prepared_version(ExtractorConfig(), parse, spans))
+    assert prepared_version(ExtractorConfig(learned=False), parse, spans) is None
 
 
 def test_a_new_pipeline_version_misses(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -142,7 +244,7 @@ def test_two_processes_fill_and_read_one_cache(tmp_path: Path) -> None:
     _, one = build(tmp_path, "one", [EXAMPLE], folder)
     assert one == first
     counts = ExtractionCache(folder).counts()
-    assert counts == {"parse": 19, "record": 19, "spans": 19}
+    assert counts == {"parse": 19, "prepared": 19, "record": 19, "spans": 19}
 
 
 def test_records_round_trip_real_extractions() -> None:

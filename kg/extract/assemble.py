@@ -212,6 +212,23 @@ def paper_best(decisions: dict[str, Decision], accepted: Sequence[str],
     return best if decisions[best].proposes >= thresholds.paper_best else None
 
 
+@dataclass(slots=True)
+class Prepared:
+    """One paper just before the learned decisions: its candidate groups and every group's
+    features (`paper_features`). What a change of the decision models or their thresholds
+    starts from (the parse cache keeps it: `kg.extract.cache`)."""
+
+    cands: PaperCandidates
+    features: dict[str, dict[str, float]]
+
+
+def prepare_paper(fields: list[ParsedField], gazetteer: GazetteerLookup, *,
+                  model_runs: bool) -> Prepared:
+    """The candidate groups of a paper's parsed fields and their features."""
+    cands = group_candidates(fields)
+    return Prepared(cands, paper_features(cands, fields, gazetteer, model_runs=model_runs))
+
+
 def decide_papers(
     papers: Sequence[tuple[dict[Field, str], list[ParsedField]]],
     gazetteer: GazetteerLookup,
@@ -225,18 +242,30 @@ def decide_papers(
     if model is None:
         return [assemble(original, fields, gazetteer, model_runs=model_runs)
                 for original, fields in papers]
-    cands = [group_candidates(fields) for _, fields in papers]
-    features = [paper_features(c, fields, gazetteer, model_runs=model_runs)
-                for c, (_, fields) in zip(cands, papers, strict=True)]
-    add_stack_features(model, features, [group_spans(c) for c in cands])
+    return decide_prepared(
+        [(original, fields, prepare_paper(fields, gazetteer, model_runs=model_runs))
+         for original, fields in papers], model, thresholds)
+
+
+def decide_prepared(
+    papers: Sequence[tuple[dict[Field, str], list[ParsedField], Prepared]],
+    model: DecisionModel,
+    thresholds: DecisionThresholds = DEFAULT_THRESHOLDS,
+) -> list[list[Mention]]:
+    """The mentions of each prepared paper (original texts, parsed fields, `Prepared`) by
+    the learned `model`: one batch of predictions for all papers. Consumes the `Prepared`
+    values (their features gain the second stage's, their groups lose overlapped
+    occurrences)."""
+    features = [prepared.features for _, _, prepared in papers]
+    add_stack_features(model, features, [group_spans(p.cands) for _, _, p in papers])
     flat = [(i, key) for i, per_paper in enumerate(features) for key in per_paper]
     decided = model.decide([features[i][key] for i, key in flat], threshold=thresholds.accept)
     by_paper: list[dict[str, Decision]] = [{} for _ in papers]
     for (i, key), decision in zip(flat, decided, strict=True):
         by_paper[i][key] = decision
     cut = thresholds.proposes if thresholds.proposes is not None else model.proposes_cut
-    return [assemble_decided(original, fields, c, d, thresholds, cut)
-            for (original, fields), c, d in zip(papers, cands, by_paper, strict=True)]
+    return [assemble_decided(original, fields, prepared.cands, d, thresholds, cut)
+            for (original, fields, prepared), d in zip(papers, by_paper, strict=True)]
 
 
 def group_spans(cands: PaperCandidates) -> dict[str, OccurrenceSpans]:

@@ -9,14 +9,24 @@ Three kinds of entry, each under a version that changes whenever what made it ch
 - `spans`: the entity recogniser's raw spans of one text, with the spans it judged (the
   candidates' suggestions; a later build that suggests more runs the model again). Version:
   the recogniser's files (weights and config).
+- `prepared`: one paper's state just before the learned decision models run: its parsed
+  fields with their candidates, the candidate groups and every group's features
+  (`kg.extract.assemble.Prepared`, pickled). Version: the two above, the extractor
+  configuration without its decision thresholds, and every rule and data file except those
+  that only run after the features (`DECISION_ONLY`: the decision models and their code,
+  the relation patterns).
 - `record`: the whole `Extraction` of one paper text (`kg.extract.records`). Version: the two
   above, the extractor configuration, every rule (the source of `kg.extract`, `kg.vocab`,
   `kg.normalize`, `kg.types`) and every data file the rules read (gazetteer, lexicon, learned
   decisions in `kg/data/`).
 
-A rule, classifier or vocabulary change therefore misses on `record` and re-runs the decisions
-from the cached parses; a new paper misses on everything. Corrections and canonicalisation run
-after extraction (`kg.canon`) and never touch the cache.
+A change of the decision models (a retrained `decisions.json.gz`), of their thresholds or of
+the relation patterns therefore misses on `record` only: the models run again on the cached
+features (one batch per partition), and only papers with two or more mentions in a field
+read that field's cached parse again (for the relation patterns). Any other rule change, or a
+vocabulary change, also misses on `prepared` and re-runs candidates and features from the
+cached parses; a new paper misses on everything. Corrections and canonicalisation run after
+extraction (`kg.canon`) and never touch the cache.
 
 The cache is one SQLite file in write-ahead-log mode: several worker processes read and write
 it at once. Deleting the folder is always safe.
@@ -30,6 +40,7 @@ import os
 import sqlite3
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,6 +49,7 @@ import spacy
 
 from kg import __version__
 from kg.errors import KGError
+from kg.extract.decisions import DEFAULT_THRESHOLDS
 from kg.extract.nlp import EXCLUDE, english_model_name
 from kg.extract.recogniser import MODEL_DIR
 from kg.extract.records import Record
@@ -47,12 +59,18 @@ if TYPE_CHECKING:
 
 CACHE_FILE = "extraction-cache.sqlite"
 ENV_VAR = "KG_CACHE_DIR"
-PARSE, SPANS, RECORD = "parse", "spans", "record"
+PARSE, SPANS, PREPARED, RECORD = "parse", "spans", "prepared", "record"
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 # What the rules are: the code of extraction and the data files it reads.
 _RULE_SOURCES = ("extract", "vocab", "normalize.py", "types.py")
 _RULE_DATA = "data"
+# What runs only after the features (`prepared` entries): the decision models and their code,
+# the relation patterns (which read the decided mentions and the parse).
+DECISION_ONLY = frozenset({
+    "data/decisions.json.gz", "extract/learned.py", "extract/relation_mentions.py",
+    "extract/relation_patterns.py", "extract/relation_words.py",
+})
 
 
 def default_cache_dir() -> Path:
@@ -98,6 +116,17 @@ def _files(paths: Iterable[Path]) -> Iterator[bytes]:
 @cache
 def rules_version() -> str:
     """A digest of paperkg's extraction code and data files (see module docstring)."""
+    return _rules_digest(frozenset())
+
+
+@cache
+def feature_rules_version() -> str:
+    """A digest of the extraction code and data files that candidates and features depend
+    on: all of `rules_version`'s but `DECISION_ONLY`."""
+    return _rules_digest(DECISION_ONLY)
+
+
+def _rules_digest(leave_out: frozenset[str]) -> str:
     digest = hashlib.sha256(__version__.encode())
     paths: list[Path] = []
     for name in _RULE_SOURCES:
@@ -105,14 +134,25 @@ def rules_version() -> str:
         paths += sorted(where.rglob("*.py")) if where.is_dir() else [where]
     paths += sorted(p for p in (_PACKAGE / _RULE_DATA).iterdir() if p.is_file())
     for path in paths:
-        digest.update(str(path.relative_to(_PACKAGE)).encode())
-        digest.update(path.read_bytes())
+        name = path.relative_to(_PACKAGE).as_posix()
+        if name not in leave_out:
+            digest.update(name.encode())
+            digest.update(path.read_bytes())
     return digest.hexdigest()[:32]
 
 
 def record_version(config: ExtractorConfig, parse: str, spans: str | None) -> str:
     """The version of extraction records made with `config` on top of those parses."""
     return _digest(repr(config), parse, spans or "-", rules_version())
+
+
+def prepared_version(config: ExtractorConfig, parse: str, spans: str | None) -> str | None:
+    """The version of `prepared` entries (what the learned decisions read) made with
+    `config` on top of those parses; None when `config` decides by the rules alone."""
+    if not config.learned:
+        return None
+    return _digest(PREPARED, repr(replace(config, thresholds=DEFAULT_THRESHOLDS)), parse,
+                   spans or "-", feature_rules_version())
 
 
 def _digest(*parts: str | bytes) -> str:
@@ -210,12 +250,14 @@ def open_cache(directory: str | Path) -> ExtractionCache:
     return found
 
 
-
 class CacheView:
-    """The parse and span entries of one extractor's pipelines in a cache (what
-    `Extractor.parse` reads and writes)."""
+    """The parse, span and (with `prepared`) prepared-paper entries of one extractor's
+    pipelines in a cache (what `Extractor.parse` and `Extractor._run_chunk` read and
+    write)."""
 
-    def __init__(self, store: ExtractionCache, parse: str, spans: str | None) -> None:
+    def __init__(self, store: ExtractionCache, parse: str, spans: str | None,
+                 prepared: str | None = None) -> None:
         self.store = store
         self.parse = parse
         self.spans = spans
+        self.prepared = prepared

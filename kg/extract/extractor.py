@@ -8,10 +8,12 @@ streams papers through `nlp.pipe`; `Extractor.parse` reads and fills the parse c
 from __future__ import annotations
 
 import json
+import pickle
 import re
+import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import islice
 from typing import Any
@@ -19,9 +21,15 @@ from typing import Any
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
 
-from kg.extract.assemble import ParsedField, decide_papers
-from kg.extract.cache import PARSE, SPANS, CacheView, text_key
-from kg.extract.candidates import candidate_terms, collect
+from kg.extract.assemble import (
+    ParsedField,
+    Prepared,
+    decide_papers,
+    decide_prepared,
+    prepare_paper,
+)
+from kg.extract.cache import PARSE, PREPARED, SPANS, CacheView, text_key
+from kg.extract.candidates import GazetteerLookup, candidate_terms, collect
 from kg.extract.decisions import DEFAULT_THRESHOLDS, DecisionThresholds
 from kg.extract.entity_model import EntityModel, ModelSpan, RawSpan, typed_spans
 from kg.extract.gazetteer_match import GazetteerIndex
@@ -29,7 +37,7 @@ from kg.extract.learned import DecisionModel
 from kg.extract.nlp import load_nlp
 from kg.extract.relation_mentions import FieldParse, find_relations
 from kg.extract.textfix import repair
-from kg.types import Acronym, Extraction, Field, Paper, Span
+from kg.types import Acronym, Extraction, Field, Mention, Paper, RelationMention, Span
 from kg.vocab.gazetteer import Entry, Gazetteer
 
 _URL = re.compile(r"(?:https?://|www\.)[^\s<>\"'{}|\\^`\]]+|\b(?:github|gitlab)\.com/[\w./-]+")
@@ -141,20 +149,62 @@ class Extractor:
 
     def _run_chunk(self, chunk: list[Paper], batch_size: int,
                    cache: CacheView | None = None) -> Iterator[Extraction]:
+        if cache is not None and cache.prepared is not None and self.decision_model is not None:
+            yield from self._run_prepared(chunk, batch_size, cache, self.decision_model)
+            return
         parsed_chunk = self.parse(chunk, batch_size=batch_size, cache=cache)
-        lookup = self.gazetteer.lookup if self.gazetteer is not None else _no_entries
-        decided = decide_papers([(p.original, p.fields) for p in parsed_chunk], lookup,
+        decided = decide_papers([(p.original, p.fields) for p in parsed_chunk], self._lookup,
                                 model_runs=self.entity_model is not None,
                                 model=self.decision_model, thresholds=self.thresholds)
         for paper, parsed, mentions in zip(chunk, parsed_chunk, decided, strict=True):
-            yield Extraction(
-                paper_id=paper.id,
-                mentions=tuple(mentions),
-                acronyms=parsed.acronyms,
-                urls=parsed.urls,
-                sentences=parsed.sentences,
-                relations=find_relations(parsed.parses, mentions),
-            )
+            yield _extraction(paper, parsed, mentions, find_relations(parsed.parses, mentions))
+
+    def _run_prepared(self, chunk: list[Paper], batch_size: int, cache: CacheView,
+                      model: DecisionModel) -> Iterator[Extraction]:
+        """`_run_chunk` with the `prepared` entries of the cache: papers it holds skip
+        parsing, candidates and features; the learned models decide all papers of the chunk
+        in one batch; a reused paper's parse is read again only for a field where two or more
+        mentions may be related."""
+        assert cache.prepared is not None
+        keys = [text_key(p.text(Field.TITLE), p.text(Field.ABSTRACT)) for p in chunk]
+        stored = cache.store.get(PREPARED, cache.prepared, keys)
+        todo = [i for i, key in enumerate(keys) if key not in stored]
+        states: dict[int, tuple[ParsedPaper, Prepared]] = {}
+        fresh: dict[str, bytes] = {}
+        for i, parsed in zip(todo, self.parse([chunk[i] for i in todo], batch_size=batch_size,
+                                              cache=cache), strict=True):
+            prepared = prepare_paper(parsed.fields, self._lookup,
+                                     model_runs=self.entity_model is not None)
+            # Stored before the decisions, which change the groups and the features.
+            fresh[keys[i]] = _pack(parsed, prepared)
+            states[i] = (parsed, prepared)
+        cache.store.put(PREPARED, cache.prepared, fresh.items())
+        self.counts["prepared_hits"] += len(chunk) - len(todo)
+        for i, key in enumerate(keys):
+            if i not in states:
+                states[i] = _unpack(stored[key])
+        ordered = [states[i] for i in range(len(chunk))]
+        decided = decide_prepared([(parsed.original, parsed.fields, prepared)
+                                   for parsed, prepared in ordered], model, self.thresholds)
+        # Reused papers: the parses the relation patterns need (a field with fewer than two
+        # mentions relates nothing), in one read.
+        wanted: dict[int, list[ParsedField]] = {}
+        made = set(todo)
+        for i, ((parsed, _), mentions) in enumerate(zip(ordered, decided, strict=True)):
+            if i not in made:
+                counts = Counter(m.span.field for m in mentions)
+                wanted[i] = [pf for pf in parsed.fields if counts[pf.field] >= 2]
+        texts = [pf.repaired.text for fields in wanted.values() for pf in fields]
+        docs = iter(self._docs(texts, [text_key(t) for t in texts], batch_size, cache))
+        for i, (paper, (parsed, _), mentions) in enumerate(zip(chunk, ordered, decided,
+                                                               strict=True)):
+            parses = parsed.parses if i not in wanted else [
+                (pf.field, pf.repaired, next(docs)) for pf in wanted[i]]
+            yield _extraction(paper, parsed, mentions, find_relations(parses, mentions))
+
+    @property
+    def _lookup(self) -> GazetteerLookup:
+        return self.gazetteer.lookup if self.gazetteer is not None else _no_entries
 
     def parse(
         self, chunk: list[Paper], *, batch_size: int = 64, cache: CacheView | None = None
@@ -260,6 +310,23 @@ class Extractor:
                                                 model.judges_suggestions)
             cache.store.put(SPANS, cache.spans, updates.items())
         return [typed_spans(doc, spans or []) for doc, spans in zip(docs, raw, strict=True)]
+
+
+def _extraction(paper: Paper, parsed: ParsedPaper, mentions: list[Mention],
+                relations: tuple[RelationMention, ...]) -> Extraction:
+    return Extraction(paper_id=paper.id, mentions=tuple(mentions), acronyms=parsed.acronyms,
+                      urls=parsed.urls, sentences=parsed.sentences, relations=relations)
+
+
+def _pack(parsed: ParsedPaper, prepared: Prepared) -> bytes:
+    """A `prepared` cache entry: the parsed paper without its Docs, and its `Prepared`."""
+    return zlib.compress(pickle.dumps((replace(parsed, parses=[]), prepared),
+                                      protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+
+def _unpack(data: bytes) -> tuple[ParsedPaper, Prepared]:
+    parsed, prepared = pickle.loads(zlib.decompress(data))
+    return parsed, prepared
 
 
 def _doc_bytes(doc: Doc) -> bytes:

@@ -14,7 +14,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import islice
 
-from kg.extract.cache import CacheView, open_cache, pipeline_versions, record_version
+from kg.extract.cache import (
+    CacheView,
+    open_cache,
+    pipeline_versions,
+    prepared_version,
+    record_version,
+)
 from kg.extract.cache import text_key as _text_key
 from kg.extract.extractor import Extractor, ExtractorConfig, cached_extractor
 from kg.extract.records import from_record, to_record
@@ -31,6 +37,7 @@ class PartitionResult:
     parsed: int = 0  # texts that went through the English pipeline
     parse_hits: int = 0  # texts whose parse came from the cache
     reused: int = 0  # papers whose whole extraction record came from the cache
+    prepared_hits: int = 0  # papers decided again from their cached features
 
 
 def paper_key(paper: Paper) -> str:
@@ -64,7 +71,7 @@ def extract_partition(
                                reused=len(papers))
     extractor = cached_extractor(config)
     before = extractor.counts.copy()
-    view = CacheView(store, parse, spans)
+    view = CacheView(store, parse, spans, prepared_version(config, parse, spans))
     fresh: dict[int, Extraction] = {}
     for start in range(0, len(todo), batch_size):
         part = todo[start : start + batch_size]
@@ -96,7 +103,9 @@ def _result(extractions: tuple[Extraction, ...], extractor: Extractor,
     return PartitionResult(extractions,
                            parsed=counts["parsed"] - before.get("parsed", 0),
                            parse_hits=counts["parse_hits"] - before.get("parse_hits", 0),
-                           reused=reused)
+                           reused=reused,
+                           prepared_hits=(counts["prepared_hits"]
+                                          - before.get("prepared_hits", 0)))
 
 
 # --- worker processes ---------------------------------------------------------------------
