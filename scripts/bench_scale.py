@@ -1,7 +1,7 @@
 """Scale benchmark (issue 14): peak memory, the parse cache, incremental builds, processes.
 
-    python scripts/bench_scale.py [--input ../shared/data/paperlists/colm2025.json.gz]
-        [--memory-inputs FILE...] [--processes 2] [--no-doc]
+    python scripts/bench_scale.py [--input ../shared/data/paperlists/colm2025.json.gz ...]
+        [--memory-inputs FILE...] [--processes 2] [--quick] [--no-doc]
 
 Every build runs in a fresh process (this script run with `--one`), so each peak RSS is that
 build's own (the largest of its process and its worker processes) and no build inherits
@@ -10,7 +10,9 @@ another's loaded models. Into a temporary folder, on `--input`:
   1. cold: an empty parse cache, 2 processes (the "before" of every ratio);
   2. warm: the same build again (nothing changed);
   3. rule change: the learned decisions' acceptance threshold moved (another extraction
-     version), so every decision runs again on the cached parses;
+     version), so every decision runs again on the cached parses (and on the cached
+     features: the `prepared` entries); its graph is compared with a build of the same
+     setting without cache (`--quick`: not built);
   4. incremental: a cache filled by a build of 99 % of the papers, then a build of all of
      them (1 % new), against a cold build of all of them;
   5. 1 process, cold, against 2 processes, cold;
@@ -58,6 +60,7 @@ def one(spec: dict) -> dict:
     e = summary.extraction
     return {"seconds": seconds, "rss_mb": max(own, kids) / 1024, "parsed": e.parsed,
             "parse_hits": e.parse_hits, "reused": e.reused, "papers": e.papers,
+            "prepared_hits": getattr(e, "prepared_hits", 0),
             "triples": summary.triples}
 
 
@@ -92,12 +95,12 @@ def run(spec: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def split(path: Path, where: Path, share: float) -> tuple[Path, Path]:
-    """The papers of `path` as two JSON Lines files: all but `share`, and `share` of them."""
+def split(paths: list[Path], where: Path, share: float) -> tuple[Path, Path]:
+    """The papers of `paths` as two JSON Lines files: all but `share`, and `share` of them."""
     from kg.ingest import read_papers
 
     records = [{"id": p.id, "title": p.title, "abstract": p.abstract, "authors": list(p.authors),
-                "year": p.year, "venue": p.venue} for p in read_papers([path])]
+                "year": p.year, "venue": p.venue} for p in read_papers(paths)]
     cut = len(records) - max(1, round(len(records) * share))
     old, new = where / "old.jsonl", where / "new.jsonl"
     old.write_text("".join(json.dumps(r) + "\n" for r in records[:cut]))
@@ -107,10 +110,12 @@ def split(path: Path, where: Path, share: float) -> tuple[Path, Path]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--input", type=Path, default=DEFAULT_INPUT)
+    parser.add_argument("--input", type=Path, nargs="+", default=[DEFAULT_INPUT])
     parser.add_argument("--memory-inputs", nargs="*", default=[],
                         help="input sets for the memory line, each a comma-separated list")
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--quick", action="store_true",
+                        help="cold, warm, rule change and incremental builds only")
     parser.add_argument("--no-doc", action="store_true")
     args = parser.parse_args()
     p = args.processes
@@ -125,16 +130,26 @@ def main() -> int:
                           "processes": processes, **kw})
             print(f"- {name}: {result['seconds']:.1f} s, peak RSS {result['rss_mb']:.0f} MB, "
                   f"{result['parsed']} texts parsed, {result['parse_hits']} parses and "
-                  f"{result['reused']} records from the cache")
+                  f"{result['reused']} records and {result['prepared_hits']} papers' features "
+                  "from the cache")
             sys.stdout.flush()
             return result
 
-        print(f"input: {args.input.name}, {p} processes; every build in a fresh process")
+        names = " ".join(path.name for path in args.input)
+        print(f"input: {names}, {p} processes; every build in a fresh process")
         cold = build("cold", both, str(tmp / "c1"))
         warm = build("warm", both, str(tmp / "c1"))
         rule = build("rule-change", both, str(tmp / "c1"), accept=0.45)
         build("99-percent", [str(old)], str(tmp / "c2"))
         incremental = build("incremental", both, str(tmp / "c2"))
+        if args.quick:
+            print()
+            print(f"warm / cold {warm['seconds'] / cold['seconds']:.1%}; rule change / cold "
+                  f"{rule['seconds'] / cold['seconds']:.1%}; 1 % new / cold "
+                  f"{incremental['seconds'] / cold['seconds']:.1%}; same bytes warm, "
+                  f"incremental = cold: {_same(tmp, ('warm', 'incremental'))}")
+            return 0
+        build("rule-change-no-cache", both, None, accept=0.45)
         one_process = build("cold-1-process", both, str(tmp / "c3"), processes=1)
         nocache = build("no-cache", both, None)
         print(f"- cold build with the cache / without: "
@@ -142,8 +157,9 @@ def main() -> int:
         bare_run = run_bare(both, p)
         print(f"- bare spaCy ({bare_run['texts']} texts, same components and processes): "
               f"{bare_run['seconds']:.1f} s")
-        same = all((tmp / f"{n}.ttl").read_bytes() == (tmp / "cold.ttl").read_bytes()
-                   for n in ("warm", "incremental", "cold-1-process", "no-cache"))
+        same = _same(tmp, ("warm", "incremental", "cold-1-process", "no-cache"))
+        rule_same = ((tmp / "rule-change.ttl").read_bytes()
+                     == (tmp / "rule-change-no-cache.ttl").read_bytes())
         print()
         print("| measure | figure | target |")
         print("|---|---|---|")
@@ -159,8 +175,14 @@ def main() -> int:
               f"{one_process['seconds'] / cold['seconds']:.2f}× | ≥ 1.7× |")
         print(f"| peak RSS, cold build | {cold['rss_mb']:.0f} MB | – |")
         print(f"| same bytes: warm, incremental, 1 process, no cache = cold | {same} | yes |")
+        print(f"| same bytes: rule change = its build without cache | {rule_same} | yes |")
         memory_line(args.memory_inputs, tmp, p)
     return 0
+
+
+def _same(tmp: Path, names: tuple[str, ...]) -> bool:
+    cold = (tmp / "cold.ttl").read_bytes()
+    return all((tmp / f"{name}.ttl").read_bytes() == cold for name in names)
 
 
 def run_bare(inputs: list[str], processes: int) -> dict:
