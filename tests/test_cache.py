@@ -28,6 +28,7 @@ from kg.extract.cache import (
 )
 from kg.extract.decisions import DecisionThresholds
 from kg.extract.extractor import ExtractorConfig, cached_extractor
+from kg.extract.partition import paper_key
 from kg.extract.records import from_record, to_record
 from kg.ingest import read_papers
 
@@ -132,10 +133,21 @@ def test_a_threshold_change_decides_again_from_the_cached_features(
         # Only the parses of fields with two or more mentions, for the relation patterns.
         assert moved.extraction.parsed == 0 and 0 < moved.extraction.parse_hits <= 19
         assert pipe_calls == []
+        # Deciding from prepared entries loads neither pipeline: the vocabulary reads Docs.
+        extractor = cached_extractor(config)
+        assert extractor._nlp is None and extractor._pending == {"gazetteer", "entity_model"}
+        assert extractor._reader is not None
+        assert ExtractionCache(folder).present("prepared", prepared_version(
+            config, *pipeline_versions(config)) or "", ["absent", *_paper_keys()]) == set(
+            _paper_keys())
         _, without_cache = build(tmp_path, f"none{accept}", [EXAMPLE], False, config=config)
         assert with_cache == without_cache != default
         pipe_calls.clear()
     assert "prepared" in ExtractionCache(folder).counts()
+
+
+def _paper_keys() -> list[str]:
+    return [paper_key(p) for p in read_papers([EXAMPLE]) if p.abstract]
 
 
 def test_a_retrained_classifier_decides_again_from_the_cached_features(

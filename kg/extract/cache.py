@@ -194,6 +194,18 @@ class ExtractionCache:
             found.update(rows)
         return found
 
+    def present(self, kind: str, version: str, keys: Sequence[str]) -> set[str]:
+        """Those of the keys that have a stored value (without reading the values)."""
+        found: set[str] = set()
+        unique = sorted(set(keys))
+        for start in range(0, len(unique), 500):
+            part = unique[start : start + 500]
+            rows = self._db.execute(
+                f"SELECT key FROM entries WHERE kind = ? AND version = ? "
+                f"AND key IN ({','.join('?' * len(part))})", (kind, version, *part))
+            found.update(key for (key,) in rows)
+        return found
+
     def put(self, kind: str, version: str, items: Iterable[tuple[str, bytes]]) -> None:
         """Store values (one transaction; an existing key is replaced)."""
         rows = [(kind, version, key, value) for key, value in items]

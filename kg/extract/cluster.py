@@ -103,7 +103,7 @@ def connect(target: DaskTarget, config: ExtractorConfig | None = None) -> Iterat
     if target.local_workers is not None:
         method = dask.config.get("distributed.worker.multiprocessing-method")
         if config is not None and "fork" in mp.get_all_start_methods():
-            cached_extractor(config)
+            cached_extractor(config).preload()
             method = "fork"
         with dask.config.set({"distributed.worker.multiprocessing-method": method}), \
                 LocalCluster(n_workers=target.local_workers, threads_per_worker=1,

@@ -22,6 +22,7 @@ from typing import Any
 
 from spacy.language import Language
 from spacy.tokens import Doc, DocBin
+from spacy.vocab import Vocab
 
 from kg.extract.assemble import (
     ParsedField,
@@ -36,7 +37,7 @@ from kg.extract.decisions import DEFAULT_THRESHOLDS, DecisionThresholds
 from kg.extract.entity_model import EntityModel, ModelSpan, RawSpan, typed_spans
 from kg.extract.gazetteer_match import GazetteerIndex
 from kg.extract.learned import DecisionModel
-from kg.extract.nlp import load_nlp
+from kg.extract.nlp import load_nlp, load_reader
 from kg.extract.relation_mentions import FieldParse, find_relations
 from kg.extract.textfix import repair
 from kg.types import Acronym, Extraction, Field, Mention, Paper, RelationMention, Span
@@ -87,8 +88,10 @@ class ExtractorConfig:
 
 @lru_cache(maxsize=4)
 def cached_extractor(config: ExtractorConfig = ExtractorConfig()) -> Extractor:
-    """One loaded extractor per configuration and process (loading takes seconds)."""
-    return Extractor.from_config(config)
+    """One extractor per configuration and process. Its pipelines load when first used
+    (loading takes seconds; deciding papers from the cache's `prepared` entries needs only
+    the decision models and the English vocabulary); `Extractor.preload` loads them now."""
+    return Extractor.from_config(config, lazy=True)
 
 
 class Extractor:
@@ -96,19 +99,82 @@ class Extractor:
 
     def __init__(
         self,
-        nlp: Language,
+        nlp: Language | None,
         gazetteer: GazetteerIndex | None = None,
         entity_model: EntityModel | None = None,
         decision_model: DecisionModel | None = None,
         thresholds: DecisionThresholds = DEFAULT_THRESHOLDS,
+        *,
+        config: ExtractorConfig | None = None,
     ) -> None:
-        self.nlp = nlp
-        self.gazetteer = gazetteer
-        self.entity_model = entity_model
+        # With `config`, the pipelines given as None load from it when first used.
+        self._config = config
+        self._nlp = nlp
+        self._reader: Language | None = None  # the English vocabulary alone, to read Docs
+        self._gazetteer = gazetteer
+        self._entity_model = entity_model
+        self._pending = {"gazetteer", "entity_model"} if config is not None else set()
         self.decision_model = decision_model
         self.thresholds = thresholds
         # Texts run through the English pipeline, and texts whose parse the cache had.
         self.counts: Counter[str] = Counter()
+
+    @property
+    def nlp(self) -> Language:
+        if self._nlp is None:
+            if self._config is None:
+                raise ValueError("this extractor has no English pipeline")
+            self._nlp = load_nlp(self._config.spacy_model)
+        return self._nlp
+
+    @nlp.setter
+    def nlp(self, nlp: Language) -> None:
+        self._nlp = nlp
+
+    @property
+    def gazetteer(self) -> GazetteerIndex | None:
+        if "gazetteer" in self._pending:
+            self._pending.discard("gazetteer")
+            assert self._config is not None
+            self._gazetteer = _default_gazetteer() if self._config.gazetteer else None
+        return self._gazetteer
+
+    @gazetteer.setter
+    def gazetteer(self, gazetteer: GazetteerIndex | None) -> None:
+        self._pending.discard("gazetteer")
+        self._gazetteer = gazetteer
+
+    @property
+    def entity_model(self) -> EntityModel | None:
+        if "entity_model" in self._pending:
+            self._pending.discard("entity_model")
+            assert self._config is not None
+            self._entity_model = EntityModel.load() if self._config.entity_model else None
+        return self._entity_model
+
+    @entity_model.setter
+    def entity_model(self, model: EntityModel | None) -> None:
+        self._pending.discard("entity_model")
+        self._entity_model = model
+
+    def preload(self) -> Extractor:
+        """Load every pipeline now (before worker processes fork, so that they inherit it)."""
+        _ = self.nlp, self.gazetteer, self.entity_model
+        return self
+
+    def reader(self) -> None:
+        """Load now what reading cached Docs needs (`_vocab`)."""
+        self._vocab()
+
+    def _vocab(self) -> Vocab:
+        """The English pipeline's vocabulary, to read cached Docs: without loading the
+        pipeline's components when it is not loaded (the Docs carry every token attribute
+        the pipeline set; the vocabulary's lexeme attributes come from its own files)."""
+        if self._nlp is not None or self._config is None:
+            return self.nlp.vocab
+        if self._reader is None:
+            self._reader = load_reader(self._config.spacy_model)
+        return self._reader.vocab
 
     @classmethod
     def load(
@@ -123,12 +189,16 @@ class Extractor:
         return cls.from_config(ExtractorConfig(model, use_gazetteer, use_entity_model))
 
     @classmethod
-    def from_config(cls, config: ExtractorConfig) -> Extractor:
+    def from_config(cls, config: ExtractorConfig, *, lazy: bool = False) -> Extractor:
+        """The extractor `config` describes; `lazy`: its pipelines load when first used."""
+        decision_model = DecisionModel.load() if config.learned else None
+        if lazy:
+            return cls(None, None, None, decision_model, config.thresholds, config=config)
         return cls(
             load_nlp(config.spacy_model),
             _default_gazetteer() if config.gazetteer else None,
             EntityModel.load() if config.entity_model else None,
-            DecisionModel.load() if config.learned else None,
+            decision_model,
             config.thresholds,
         )
 
@@ -173,8 +243,9 @@ class Extractor:
         todo = [i for i, key in enumerate(keys) if key not in stored]
         states: dict[int, tuple[ParsedPaper, Prepared]] = {}
         fresh: dict[str, bytes] = {}
-        for i, parsed in zip(todo, self.parse([chunk[i] for i in todo], batch_size=batch_size,
-                                              cache=cache), strict=True):
+        made = self.parse([chunk[i] for i in todo], batch_size=batch_size,
+                          cache=cache) if todo else []
+        for i, parsed in zip(todo, made, strict=True):
             prepared = prepare_paper(parsed.fields, self._lookup,
                                      model_runs=self.entity_model is not None)
             # Stored before the decisions, which change the groups and the features.
@@ -191,9 +262,9 @@ class Extractor:
         # Reused papers: the parses the relation patterns need (a field with fewer than two
         # mentions relates nothing), in one read.
         wanted: dict[int, list[ParsedField]] = {}
-        made = set(todo)
+        fresh_papers = set(todo)
         for i, ((parsed, _), mentions) in enumerate(zip(ordered, decided, strict=True)):
-            if i not in made:
+            if i not in fresh_papers:
                 counts = Counter(m.span.field for m in mentions)
                 wanted[i] = [pf for pf in parsed.fields if counts[pf.field] >= 2]
         texts = [pf.repaired.text for fields in wanted.values() for pf in fields]
@@ -274,12 +345,14 @@ class Extractor:
         stored = cache.store.get(PARSE, cache.parse, keys)
         todo = sorted({key: text for key, text in zip(keys, texts, strict=True)
                        if key not in stored}.items())
-        new = list(self.nlp.pipe((text for _, text in todo), batch_size=batch_size))
+        new = list(self.nlp.pipe((text for _, text in todo), batch_size=batch_size)
+                   ) if todo else []
         self.counts["parsed"] += len(todo)
         self.counts["parse_hits"] += len(texts) - len(todo)
         fresh = {key: doc for (key, _), doc in zip(todo, new, strict=True)}
         cache.store.put(PARSE, cache.parse, ((key, _doc_bytes(doc)) for key, doc in fresh.items()))
-        return [fresh[key] if key in fresh else _doc_from(stored[key], self.nlp)
+        vocab = self._vocab() if stored else None
+        return [fresh[key] if key in fresh else _doc_from(stored[key], vocab)
                 for key in keys]
 
     def _model_spans(self, docs: list[Doc], suggestions: list[list[tuple[int, int]]],
@@ -356,8 +429,9 @@ def _doc_bytes(doc: Doc) -> bytes:
     return DocBin(store_user_data=False, docs=[doc]).to_bytes()
 
 
-def _doc_from(data: bytes, nlp: Language) -> Doc:
-    return next(iter(DocBin().from_bytes(data).get_docs(nlp.vocab)))
+def _doc_from(data: bytes, vocab: Vocab | None) -> Doc:
+    assert vocab is not None
+    return next(iter(DocBin().from_bytes(data).get_docs(vocab)))
 
 
 def _spans_entry(old: dict[str, Any] | None, suggested: list[tuple[int, int]],

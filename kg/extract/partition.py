@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from itertools import islice
 
 from kg.extract.cache import (
+    PREPARED,
     CacheView,
     open_cache,
     pipeline_versions,
@@ -132,13 +133,30 @@ def parallel_extract(
     """
     fork = "fork" in mp.get_all_start_methods()
     ctx = mp.get_context("fork" if fork else "spawn")
+    papers = list(papers)
     if fork:
-        cached_extractor(config)
-        if cache is not None:
-            pipeline_versions(config)  # computed once, inherited
+        preload(config, papers, cache)
     jobs = ((batch, config, cache) for batch in _batched(papers, batch_size))
     with ctx.Pool(n_process) as pool:
         yield from pool.imap(_work, jobs)
+
+
+def preload(config: ExtractorConfig, papers: Sequence[Paper], cache: str | None) -> None:
+    """Load in this process what extracting `papers` will need, before workers fork and
+    inherit it: when the cache holds every paper's `prepared` entry, the decision models and
+    the English vocabulary only; else every pipeline."""
+    extractor = cached_extractor(config)
+    if cache is None:
+        extractor.preload()
+        return
+    parse, spans = pipeline_versions(config)
+    prepared = prepared_version(config, parse, spans)
+    keys = [paper_key(p) for p in papers]
+    if prepared is not None and len(open_cache(cache).present(PREPARED, prepared, keys)) == len(
+            set(keys)):
+        extractor.reader()
+    else:
+        extractor.preload()
 
 
 def _batched(items: Iterable[Paper], size: int) -> Iterator[list[Paper]]:
