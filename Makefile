@@ -3,8 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-test lint model gazetteer lexicon bench clean eval \
-	train-decisions
+.PHONY: demo test install install-test lint model gazetteer lexicon span-types bench clean \
+	eval train-decisions
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,8 @@ gazetteer: install-test
 	$(BIN)/python scripts/build_gazetteer.py --vocab ../shared/data/vocab --out kg/data
 lexicon: install
 	$(BIN)/python scripts/build_lexicon.py ../shared/data/paperlists kg/data
+span-types: install
+	$(BIN)/python scripts/build_span_types.py ../shared/data kg/data
 
 ## Retrain the shipped entity recogniser (about an hour of CPU; docs/MODEL.md).
 model: install-test

@@ -13,6 +13,7 @@ once and is cached on disk.
 from __future__ import annotations
 
 import hashlib
+import math
 import pickle
 import random
 import re
@@ -106,13 +107,17 @@ def parse_modules(extract: Path) -> list[Path]:
     return sorted(extract / f"{name}.py" for name in seen)
 
 
+# Shipped data only the decisions read (the model, the annotated span types of the features).
+DECISION_DATA = frozenset({"decisions.json.gz", "span_types.tsv.gz"})
+
+
 def _source_hash() -> str:
     """Changes whenever parsing's code or shipped data changes (then the cache is stale); a
     change to the decisions alone (features, training) keeps the parses."""
     root = Path(__file__).resolve().parents[1]
     digest = hashlib.sha256()
     for path in [*parse_modules(root / "extract"), *sorted((root / "data").glob("*.gz"))]:
-        if path.name != "decisions.json.gz":
+        if path.name not in DECISION_DATA:
             digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
@@ -321,16 +326,105 @@ def learned_decider(
     return decide
 
 
-def error_kinds(report: Report, top: int = 10) -> list[tuple[str, int]]:
-    """The most frequent kinds of remaining errors, with counts."""
+def shape_of(features: dict[str, float]) -> str:
+    """What a candidate looks like, from its features: an acronym, a name (capitals inside,
+    digits, a name pattern), one lower-case word or a noun phrase; "(in vocabulary)" when a
+    curated vocabulary lists it."""
+    if features.get("kind_acronym") or features.get("all_caps"):
+        shape = "acronym"
+    elif features.get("kind_name") or features.get("inner_capital") or features.get("digit"):
+        shape = "name"
+    elif features.get("n_words", 1) <= 1:
+        shape = "single word"
+    else:
+        shape = "noun phrase"
+    return shape + (" (in vocabulary)" if features.get("gaz_curated") else "")
+
+
+COMMON_PHRASE = 10  # background abstracts using a phrase that `error_kinds` calls it common in
+
+
+def boundary_error(key: str, gold: GoldPaper) -> str | None:
+    """How a spurious `key` relates to the paper's gold concepts when it is a boundary error:
+    "piece" (its words lie inside a gold concept's: "neural" of "graph neural network"),
+    "extended" (a gold concept's words lie inside it: "our graph neural network"), or None."""
+    padded = f" {key} "
+    for concept in gold.concepts:
+        for k in concept.keys:
+            if padded in f" {k} ":
+                return "piece"
+            if f" {k} " in padded:
+                return "extended"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _PaperView:
+    gold: GoldPaper
+    features: dict[str, dict[str, float]]  # candidate key -> its features
+    keys: dict[str, set[str]]  # candidate key -> every key it can match by
+
+    def find(self, keys: Iterable[str]) -> dict[str, float] | None:
+        """The features of the candidate group matching any of `keys` (None: no candidate)."""
+        wanted = set(keys)
+        for key, matches in self.keys.items():
+            if matches & wanted:
+                return self.features[key]
+        return None
+
+
+def error_kinds(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold],
+                reports: dict[str, Report], examples: dict[str, list[Example]],
+                top: int | None = 10) -> list[tuple[str, int]]:
+    """The most frequent kinds of remaining errors of one `score` result, with counts: each
+    miss, spurious concept, wrong type and proposes error is put in a kind by what its
+    candidate group looks like (`shape_of`) and where it stands (title, abstract, a gold
+    concept it overlaps), read from the features the decisions saw."""
     kinds: Counter[str] = Counter()
-    for _, _, types in report.misses:
-        kinds[f"missed {types.split('/')[0]}"] += 1
-    for _, _, ctype in report.false_positives:
-        kinds[f"spurious {ctype}"] += 1
-    for _, _, got, want in report.wrong_types:
-        kinds[f"typed {got}, gold {want.split('/')[0]}"] += 1
-    for _, _, what in report.proposes_errors:
-        kinds["proposes: " + ("not in gold" if what == "not in gold" else
-                              "missed" if what.startswith("gold proposes") else "wrong")] += 1
+    for s in sets:
+        report = reports[s.name]
+        views = {}
+        for p in s.papers:
+            cands = group_candidates(parsed[p.id].fields)
+            views[s.gold_of[p.id].n] = _PaperView(
+                s.gold_of[p.id], {e.key: e.features for e in examples[p.id]},
+                {key: group_keys(g) for key, g in cands.groups.items()})
+        for n, label, types in report.misses:
+            view = views[n]
+            gold = next(c for c in view.gold.concepts if c.label == label)
+            found = view.find(gold.keys)
+            kinds[f"missed {types.split('/')[0]}: no candidate" if found is None else
+                  f"missed: {shape_of(found)} rejected"] += 1
+        for n, label, _ in report.false_positives:
+            view = views[n]
+            found = view.find({norm_key(label)})
+            boundary = boundary_error(norm_key(label), view.gold)
+            if boundary is not None:
+                kinds["spurious: a piece of a gold concept" if boundary == "piece" else
+                      "spurious: a gold concept with words added"] += 1
+            elif found is not None and shape_of(found) == "noun phrase":
+                common = found["bg_phrase"] >= math.log1p(COMMON_PHRASE)
+                kinds["spurious: noun phrase " + ("common in" if common else "rare in")
+                      + f" the background abstracts (in {'>=' if common else '<'} "
+                      f"{COMMON_PHRASE}) accepted"] += 1
+            else:
+                kinds[f"spurious: {'?' if found is None else shape_of(found)} accepted"] += 1
+        for n, label, got, want in report.wrong_types:
+            found = views[n].find({norm_key(label)})
+            shape = "?" if found is None else shape_of(found).split(" (")[0]
+            kinds[f"{want.split('/')[0]} typed {got} ({shape})"] += 1
+        for n, label, what in report.proposes_errors:
+            view = views[n]
+            if what == "not in gold":
+                kinds["proposes for a spurious concept"] += 1
+            elif what.startswith("predicted proposes"):
+                kinds[f"proposes for a concept the gold {what.rsplit(' ', 1)[-1]}"] += 1
+            else:
+                gold = next(c for c in view.gold.concepts if c.label == label)
+                found = view.find(gold.keys)
+                where = ("?" if found is None else
+                         "title only" if found["in_title"] and not found["in_abstract"] else
+                         "title and abstract" if found["in_title"] else "abstract only")
+                shape = "?" if found is None else shape_of(found).split(" (")[0]
+                kinds[f"contribution not proposes: {shape}, {where}"] += 1
     return kinds.most_common(top)

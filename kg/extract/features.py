@@ -37,6 +37,8 @@ from kg.extract.roles import (
     PROPOSE_VERBS,
     USE_VERBS,
 )
+from kg.extract.span_types import COLUMNS as ANNOTATED
+from kg.extract.span_types import head_types, span_types
 from kg.extract.terms import head_type
 from kg.types import ConceptType, Field, Role
 from kg.vocab.gazetteer import Gazetteer
@@ -91,6 +93,8 @@ def _names() -> dict[str, tuple[str, ...]]:
         "shape": ("alpha_share", "n_words", "n_chars", "inner_capital", "all_caps",
                   "initial_capital", "digit", "hyphen", "title_case", "has_long_form",
                   "has_short_form", "cited", "coordination"),
+        "annotated": (*(f"ann_span_{c}" for c in ANNOTATED), "ann_span_n",
+                      *(f"ann_head_{c}" for c in ANNOTATED), "ann_head_n"),
         "rules": (*(f"rule_{r.name.lower()}" for r in AcceptReason), "rule_accepts",
                   *(f"rule_type_{x}" for x in t), "rule_proposes"),
     }
@@ -264,6 +268,14 @@ def group_features(
     term_words = _term_words()
     f["gaz_first_word"] = _log(term_words.first.get(words[0], 0)) if len(words) > 1 else 0.0
     f["gaz_any_word"] = min((_log(term_words.anywhere.get(w, 0)) for w in words), default=0.0)
+
+    # How SciERC and TDMSci annotators typed this span and spans ending in its last word
+    # (shares smoothed by one, so a single annotation says less than fifty).
+    for prefix, typed in (("ann_span", span_types(entry.key)), ("ann_head", head_types(last))):
+        total = sum(typed)
+        for column, n in zip(ANNOTATED, typed, strict=True):
+            f[f"{prefix}_{column}"] = n / (total + 1)
+        f[f"{prefix}_n"] = _log(total)
 
     for name in ("premodifier", "next_noun", "prev_modifier"):
         f[name] = sum(getattr(occ, name) for _, occ in occs) / len(occs)

@@ -1,0 +1,37 @@
+"""How annotated scientific abstracts type a span (built by scripts/build_span_types.py).
+
+SciERC (train + dev) and TDMSci (train) annotate entity spans of AI and NLP abstracts with
+types; `kg/data/span_types.tsv.gz` counts, per normalised span and per last word of a
+multi-word span, how often each type was given. Another annotation effort's view of a term
+("… parsing" is a task, "… corpus" material, "approach" generic) is evidence for the type
+and termhood of a candidate that no vocabulary lists.
+"""
+
+from __future__ import annotations
+
+import gzip
+from functools import cache
+from importlib import resources
+
+COLUMNS = ("Task", "Method", "Metric", "Dataset", "Concept", "generic")
+
+
+@cache
+def _table() -> dict[str, tuple[int, ...]]:
+    data = resources.files("kg").joinpath("data", "span_types.tsv.gz").read_bytes()
+    lines = gzip.decompress(data).decode("utf-8").splitlines()
+    table = {}
+    for line in lines[1:]:
+        key, *counts = line.split("\t")
+        table[key] = tuple(int(c) for c in counts)
+    return table
+
+
+def span_types(key: str) -> tuple[int, ...]:
+    """Annotated spans with this `norm_key`, by type (`COLUMNS` order; zeros if none)."""
+    return _table().get("p:" + key, (0,) * len(COLUMNS))
+
+
+def head_types(word: str) -> tuple[int, ...]:
+    """Annotated multi-word spans ending in this (normalised) word, by type."""
+    return _table().get("h:" + word, (0,) * len(COLUMNS))
