@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import doctest
+import gzip
 import importlib.util
 import os
 import subprocess
@@ -139,3 +140,44 @@ def test_rebuild_is_byte_identical(shared_data: Path, tmp_path: Path) -> None:
         built = (tmp_path / name).read_bytes()
         shipped = (ROOT / "kg" / "data" / name).read_bytes()
         assert built == shipped, f"kg/data/{name} is stale: run scripts/build_gazetteer.py"
+
+
+@pytest.mark.shared
+def test_origins_rebuild_is_byte_identical(shared_data: Path, tmp_path: Path) -> None:
+    """kg/data/origins.tsv.gz is exactly what scripts/build_origins.py builds; PwC's placeholder
+    year 2000 is not used (years come from arXiv ids and proceedings addresses)."""
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+    }
+    result = subprocess.run(
+        [sys.executable, str(SCRIPTS / "build_origins.py"), "--vocab", str(shared_data / "vocab"),
+         "--out", str(tmp_path)],
+        capture_output=True, text=True, env=env, check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "methods" in result.stdout
+    built = (tmp_path / "origins.tsv.gz").read_bytes()
+    assert built == (ROOT / "kg" / "data" / "origins.tsv.gz").read_bytes(), (
+        "kg/data/origins.tsv.gz is stale: run scripts/build_origins.py")
+    rows = [line.split("\t") for line in gzip.decompress(built).decode().splitlines()[1:]]
+    assert all(year == "" or 1950 < int(year) < 2030 for *_, year in rows)
+    barlow = [r for r in rows if r[0] == "barlow twin"]
+    assert barlow and barlow[0][3:] == ["2103.03230", "2021"]  # PwC's introduced_year says 2000
+
+
+def test_origins_years_come_from_addresses() -> None:
+    spec = importlib.util.spec_from_file_location("build_origins", SCRIPTS / "build_origins.py")
+    assert spec and spec.loader
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPTS))
+    assert doctest.testmod(module).failed == 0
+    cvf = "http://openaccess.thecvf.com/content_cvpr_2017/html/Wang_CVPR_2017_paper.html"
+    assert module.year_of(cvf) == "2017"
+    assert module.year_of("http://proceedings.neurips.cc/paper/2020/hash/7d9-Abstract.html") == (
+        "2020")
+    assert module.arxiv_id("https://arxiv.org/abs/2103.03230v3") == "2103.03230"

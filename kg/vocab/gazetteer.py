@@ -116,7 +116,7 @@ class Gazetteer:
     def _read(cls, gazetteer: Source, hierarchy: Source) -> Gazetteer:
         grouped: dict[str, list[Entry]] = defaultdict(list)
         types = {t.value: t for t in ConceptType}
-        for n, row in _rows(gazetteer, GAZETTEER_HEADER):
+        for n, row in tsv_rows(gazetteer, GAZETTEER_HEADER):
             label, ctype, source, source_id, key, generic = row
             if ctype not in types:
                 raise KGError(
@@ -173,7 +173,7 @@ class Gazetteer:
         PwC method collections)."""
         if self._broader is None:
             parents: dict[str, list[str]] = defaultdict(list)
-            for _, (child, parent, _source) in _rows(self._hierarchy, HIERARCHY_HEADER):
+            for _, (child, parent, _source) in tsv_rows(self._hierarchy, HIERARCHY_HEADER):
                 parents[child].append(parent)
             self._broader = {child: tuple(dict.fromkeys(ps)) for child, ps in parents.items()}
         return self._broader.get(source_id, ())
@@ -196,17 +196,19 @@ def _load_shipped() -> Gazetteer:
     return Gazetteer._read(data / GAZETTEER_FILE, data / HIERARCHY_FILE)
 
 
-def _rows(path: Source, header: tuple[str, ...]) -> Iterator[tuple[int, list[str]]]:
-    """(line number, fields) of a gzipped TSV whose first line is `header`."""
+def tsv_rows(
+    path: Source, header: tuple[str, ...], script: str = "scripts/build_gazetteer.py"
+) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of a gzipped TSV whose first line is `header` (built by `script`)."""
     try:
         with path.open("rb") as raw, gzip.open(raw, "rt", encoding="utf-8") as fh:
             lines = fh.read().split("\n")
     except OSError as exc:
         raise KGError(
-            f"{path}: cannot read ({exc}); rebuild it with scripts/build_gazetteer.py"
+            f"{path}: cannot read ({exc}); rebuild it with {script}"
         ) from exc
     if tuple(lines[0].split("\t")) != header:
-        raise KGError(f"{path}: header is not {'/'.join(header)}; rebuild it")
+        raise KGError(f"{path}: header is not {'/'.join(header)}; rebuild it with {script}")
     for n, line in enumerate(lines[1:], start=2):
         if not line:
             continue
