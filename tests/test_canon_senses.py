@@ -486,12 +486,12 @@ def test_a_name_one_work_introduces_keeps_only_the_papers_that_fit_it():
 
 
 def test_a_later_work_sharing_nothing_with_the_first_is_another_name():
-    """The 2017 'network named EVE' and the 2024 'EVE: Video Editing' are two concepts; a 2020
-    'EVE: ...' about cryptography is a paper about the first one."""
+    """The 2017 'we design a network named EVE' and the 2024 'EVE: Video Editing' are two
+    concepts; a 2020 'EVE: ...' about cryptography is a paper about the first one."""
     others = {"c": ("cryptography", "adversarial training"), "v": ("video editing",),
               "l": ("cryptography",), "u": ("video editing", "diffusion model")}
     papers = {
-        "c": _about("c", "Learning to Protect", "A network named EVE attacks.", *others["c"],
+        "c": _about("c", "Learning to Protect", "We design a network named EVE.", *others["c"],
                     year=2017),
         "v": _about("v", "EVE: Video Editing", "We propose EVE.", *others["v"], year=2024),
         "l": _about("l", "EVE: Secure Channels", "We propose EVE.", *others["l"], year=2020),

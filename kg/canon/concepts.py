@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 
 from kg.canon import senses as sn
 from kg.canon import variants as vr
+from kg.canon.origin import names_here
 from kg.extract.acronyms import is_short_form, short_key
 from kg.normalize import norm_key, singularize
 from kg.types import (
@@ -194,9 +195,11 @@ def canonicalise_corpus(
         own = {s: canon(long) for s, long in _own_definitions(paper, extraction).items()}
         proposed = {sn.short_sense_key(m.label) for m in extraction.mentions
                     if m.role is Role.PROPOSES and sn.is_undefined_short(m)}
+        named = {sn.short_sense_key(m.label) for m in extraction.mentions
+                 if sn.is_undefined_short(m) and names_here(paper, m)}
         per_paper: dict[str, list[Mention]] = defaultdict(list)
         for mention in extraction.mentions:
-            key, rule = _resolve(paper.id, mention, own, table, proposed)
+            key, rule = _resolve(paper.id, mention, own, table, proposed, named)
             if not key:
                 continue
             if key in spelling:
@@ -259,6 +262,7 @@ def _resolve(
     own: dict[str, str],
     table: sn.SenseTable,
     proposed: set[str],
+    named: set[str],
 ) -> tuple[str, str | None]:
     """(concept key, rule name when a short form was joined to a long form or kept apart)."""
     if mention.long_form:
@@ -268,7 +272,7 @@ def _resolve(
     sense = sn.short_sense_key(mention.label)
     if sense in own:
         return own[sense], sn.DEFINED
-    key, rule = table.resolve(paper_id, mention.label, sense in proposed)
+    key, rule = table.resolve(paper_id, mention.label, sense in proposed, sense in named)
     if rule == sn.APART and len(table.senses.get(sense, ())) == 0:
         return key, None  # never defined anywhere: an ordinary name, nothing was decided
     return key, rule

@@ -8,10 +8,19 @@ own role stays in its evidence). "chain-of-thought" in 22 papers, "proposed" by 
 designs "a three-step CoT template", is used there.
 
 A paper introduces a concept when (rule names as recorded in the graph):
-- `title-name`: its title starts with one of the concept's names and a colon ("CRAFT: ...");
-- `naming-cue`: a sentence names it: "called/named/dubbed/termed X", or "X, a novel/new ...";
-  not a name given before: "the so-called X", "a recent (or existing, popular, standard ...)
-  subspace method called X";
+- `title-name`: its title starts with one of the concept's names and a colon ("CRAFT: ..."),
+  or with a coined name, a colon and the concept's name ("NLNL: Negative Learning for ...");
+- `vocabulary-origin`: the vocabulary records it as the concept's introducing paper (same
+  title or arXiv id, `kg.vocab.origins`; the preferred label or a long form is the method's
+  name, not a short form alone), and it is not more than `PREPRINT_YEARS` later than the
+  corpus's first use (a corpus can cite a preprint);
+- `naming-cue`: a sentence names it: "called/named/dubbed/termed X" where the paper is the one
+  naming — the words before the cue have the paper as the agent of a verb of making ("we
+  propose a model for continual learning, called X") or offer something new ("a novel
+  technique called X"); not "We study a subclass of these games, named X", "there exist
+  perturbations, called X", "Recently, an approach, named X, has been proposed" — or "X, a
+  novel/new ..."; not a name given before: "the so-called X", "a recent (or existing, popular,
+  standard ...) subspace method called X";
 - `novel-instance`: a sentence offers a new one of it ("a novel 3D representation", "a unified
   3D representation space": the paper's own) — but not of a concept more than `MAX_ORIGINS`
   papers link to: there it is one more of an established kind ("a new approximate Bayesian
@@ -39,7 +48,13 @@ training-free framework" offers a new one of a kind, not the kind itself.
 
 An origin comes first: of a concept more than `MAX_ORIGINS` papers link to, a paper published
 after the first year in which a paper of the corpus links to it is not its origin (a 2024
-"ChatGPT: ..." title is about ChatGPT; the corpus used it in 2023).
+"ChatGPT: ..." title is about ChatGPT; the corpus used it in 2023). And whatever the number of
+papers: a paper more than `PREPRINT_YEARS` later than the introducing paper the vocabulary
+records (all of them, when several methods share the name) is not the origin of that method
+(a 2023 "Barlow Graph Auto-Encoder" does not introduce the 2021 Barlow Twins, even as the only
+paper of the corpus "proposing" it). `PREPRINT_YEARS` = 1 comes from the data: of the 262
+paperlists papers that introduced a Papers-with-Code method, 98.6% appeared in their
+preprint's year or the next (`scripts/origin_threshold.py`).
 """
 
 from __future__ import annotations
@@ -50,12 +65,19 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from kg.types import CanonDecision, Concept, Field, Link, Mention, Paper, Role
+from kg.vocab.origins import Origin, Origins
 
 MAX_ORIGINS = 2
+# A paper appears within this many years of its preprint: over the 262 paperlists papers that
+# introduced a Papers-with-Code method, 98.6% appeared the preprint's year or the next
+# (`scripts/origin_threshold.py`, second table).
+PREPRINT_YEARS = 1
 RULE = "origin"
 TITLE_NAME = "title-name"
 NAMING_CUE = "naming-cue"
 NOVEL_INSTANCE = "novel-instance"
+VOCABULARY = "vocabulary-origin"
+KEPT = "proposes"  # nothing cut the role (in a decision's list of the papers that kept it)
 
 _BEFORE = re.compile(r"\b(called|named|dubbed|termed|coined|namely)\s*[\"'“‘]?\s*$", re.I)
 # A name given before this paper: "the so-called X", "a recent subspace method called X".
@@ -67,28 +89,120 @@ _NOVEL = re.compile(r"\b(novel|new|unified)\s+(?:[\w-]+\s+){0,2}$", re.I)
 _AFTER = re.compile(
     r"^\s*(\([^()]{1,20}\)\s*)?[,:]?\s*(which is |that is )?(a|an)\s+(\w+[\s-]+){0,2}?"
     r"(novel|new|first)\b", re.I)
+# "called X" names X for the paper only when the paper is the one naming: the words before the
+# cue have the paper as agent of a verb of making ("we propose a model ..., called X"), or offer
+# something new ("a novel technique called X"); not "We study a subclass of these games, named
+# X", "there exist perturbations, called X", "Recently, an approach, named X, has been ...".
+_AGENT = re.compile(r"\b(we|our|us|this (paper|work|article|study|note)|here(in)?)\b", re.I)
+_MAKING = re.compile(
+    r"\b(propos|present|introduc|develop|design|devis|build|built|creat|construct|formulat|"
+    r"offer|put forward|call|nam|term|dub|coin|refer)\w*", re.I)
+_NEW = re.compile(r"\b(novel|new|first)\b", re.I)
+# "a novel OOD detection method for neural networks, GEM, which ...": a name in apposition to
+# something offered as new (the mirror of `_AFTER`'s "GEM, a novel method").
+_NEW_APPOSITION = re.compile(r"\b(an?|our)\s+(novel|new)\b[^.;:()\[\]]{0,80},\s*$", re.I)
 
 
 def introduction(paper: Paper, link: Link, concept: Concept) -> str | None:
     """The rule by which `paper` introduces the linked concept, or None."""
     title = (paper.title or "").strip()
-    head, colon, _ = title.partition(":")
+    head, colon, rest = title.partition(":")
     if colon and head:
         names = {concept.pref_label, *concept.alt_labels, *concept.acronyms}
         names |= {m.text for m in link.mentions}
-        if head.strip().casefold() in {n.casefold() for n in names}:
+        folded = {n.casefold() for n in names}
+        if head.strip().casefold() in folded:
             return TITLE_NAME
+        if name_shaped(head.strip()) and _leads(rest.strip().casefold(), folded):
+            return TITLE_NAME  # "NLNL: Negative Learning for Noisy Labels"
+    if any(origin.is_paper(paper.title, paper.arxiv_id) for origin in vocabulary_origins(concept)):
+        return VOCABULARY
     for mention in link.mentions:
         if mention.span.field is Field.KEYWORDS:
             continue
         text = paper.text(mention.span.field)
-        before = text[max(mention.sentence.start, mention.span.start - 40): mention.span.start]
+        prefix = text[mention.sentence.start: mention.span.start]
+        before = prefix[-40:]
         after = text[mention.span.end: min(mention.sentence.end, mention.span.end + 60)]
-        if (_BEFORE.search(before) and not _PRIOR_NAME.search(before)) or _AFTER.match(after):
+        cue = _BEFORE.search(before)
+        if (cue and not _PRIOR_NAME.search(before)
+                and _names_it(prefix[: len(prefix) - len(before) + cue.start()])):
+            return NAMING_CUE
+        if _AFTER.match(after):
             return NAMING_CUE
         if _NOVEL.search(before):
             return NOVEL_INSTANCE
     return None
+
+
+def names_here(paper: Paper, mention: Mention) -> bool:
+    """Whether the paper gives this name itself where it writes it: a naming cue with the paper
+    as namer, "X, a novel ...", "a novel ..., X", or a short form in parentheses after the
+    words it stands for in a sentence whose agent makes something ("we propose an effective
+    "disentangling the skeleton from the details" (DSD) module").
+
+    >>> from kg.types import ConceptType, Span
+    >>> def at(text, name):
+    ...     start = text.index(name)
+    ...     span = Span(Field.ABSTRACT, start, start + len(name))
+    ...     sentence = Span(Field.ABSTRACT, 0, len(text))
+    ...     found = Mention(name, name, span, sentence, ConceptType.METHOD, Role.USES, "rules")
+    ...     return names_here(Paper("p", text), found)
+    >>> at("We propose a pluggable skeleton-details (SKD) module.", "SKD")
+    True
+    >>> at("We use a deep residual network (ResNet).", "ResNet")
+    False
+    >>> at("It motivates a novel detection method for networks, GEMX, which works.", "GEMX")
+    True
+    """
+    if mention.span.field is Field.KEYWORDS:
+        return False
+    text = paper.text(mention.span.field)
+    prefix = text[mention.sentence.start: mention.span.start]
+    before = prefix[-40:]
+    after = text[mention.span.end: min(mention.sentence.end, mention.span.end + 60)]
+    cue = _BEFORE.search(before)
+    if cue and not _PRIOR_NAME.search(before):
+        return _names_it(prefix[: len(prefix) - len(before) + cue.start()])
+    if _AFTER.match(after) or _NEW_APPOSITION.search(prefix):
+        return True
+    return (prefix.rstrip().endswith("(") and after.lstrip().startswith(")")
+            and _names_it(prefix.rstrip()[:-1]))
+
+
+def _names_it(words: str) -> bool:
+    """Whether the words before a naming cue make the paper the one naming: an agent of a verb
+    of making, or something offered as new (see `_AGENT`)."""
+    return bool((_AGENT.search(words) and _MAKING.search(words)) or _NEW.search(words))
+
+
+_PHRASE_END = re.compile(r"^(\s*[,:;.?!-]|\s+(for|with|via|in|on|of|to|from|using|by|"
+                         r"through|towards?|beyond|and|as|at)\b|\s*$)")
+
+
+def _leads(text: str, names: set[str]) -> bool:
+    """Whether `text` starts with one of `names` as its whole first noun phrase: followed by
+    punctuation, a preposition or the end ("negative learning for noisy labels"; not
+    "multi-branch volumetric semantic completion", where the name only modifies the phrase)."""
+    return any(text.startswith(n) and _PHRASE_END.match(text[len(n):]) for n in names if n)
+
+
+def vocabulary_origins(concept: Concept) -> tuple[Origin, ...]:
+    """The introducing papers the vocabulary records for the concept's preferred label or one of
+    its long forms (`kg.vocab.origins`); not for a short form alone, which names too many
+    different methods ("GEM", "DSD")."""
+    origins = Origins.load()
+    found: dict[str, Origin] = {}
+    for label in (concept.pref_label, *concept.alt_labels):
+        if label != concept.pref_label and _short(label):
+            continue
+        for origin in origins.lookup(label):
+            found.setdefault(origin.source_id, origin)
+    return tuple(found[k] for k in sorted(found))
+
+
+def _short(label: str) -> bool:
+    return " " not in label.strip() and name_shaped(label)
 
 
 def common_noun(mentions: Iterable[Mention]) -> bool:
@@ -135,23 +249,35 @@ def origin_roles(
     shared = {key for key in proposers if linked[key] > 1
               and not name_shaped(concepts[key].pref_label)}
     checked = crowded | common | shared
+    # What the vocabulary records as introduced earlier: a later paper is not its origin.
+    recorded = {key: found for key in proposers if (found := vocabulary_origins(concepts[key]))}
     first_year: dict[str, int] = {}
     for link in links:
         year = papers[link.paper_id].year
         if link.concept_key in crowded and year is not None:
             first_year[link.concept_key] = min(year, first_year.get(link.concept_key, year))
-    kept: dict[str, list[str]] = {key: [] for key in checked}
+    kept: dict[str, list[str]] = {key: [] for key in checked | set(recorded)}
+    before: dict[str, tuple[Origin, ...]] = {}  # concepts a proposer of lost the role to them
     out: list[Link] = []
     for link in links:
         key = link.concept_key
-        if key in checked and link.role is Role.PROPOSES:
+        if link.role is Role.PROPOSES and (key in checked or key in recorded):
             paper = papers[link.paper_id]
+            found = recorded.get(key, ())
             rule = introduction(paper, link, concepts[key])
-            if key in common and not (rule == NAMING_CUE and _written_as_name(link)):
+            if (any(origin.is_paper(paper.title, paper.arxiv_id) for origin in found)
+                    and (paper.year or 0) <= first_year.get(key, paper.year or 0) + PREPRINT_YEARS):
+                rule = VOCABULARY  # the paper the vocabulary names, not long after a first use
+            elif _recorded_before(found, paper.year):
                 rule = None
-            if rule is not None and (paper.year or 0) > first_year.get(key, paper.year or 0):
+                before[key] = found
+            elif key not in checked:
+                rule = rule or KEPT  # one paper, or two a coined name: nothing cuts it
+            elif key in common and not (rule == NAMING_CUE and _written_as_name(link)):
+                rule = None
+            elif rule is not None and (paper.year or 0) > first_year.get(key, paper.year or 0):
                 rule = None  # the corpus used it before this paper
-            if rule == NOVEL_INSTANCE and key in crowded:
+            elif rule == NOVEL_INSTANCE and key in crowded:
                 rule = None  # "a novel X" of what most papers use: one more of a kind
             if rule is None:
                 link = replace(link, role=Role.USES)
@@ -160,10 +286,19 @@ def origin_roles(
         out.append(link)
     decisions = [
         CanonDecision(key, RULE, tuple(sorted(kept[key])), proposers[key] - len(kept[key]),
-                      _note(linked[key], proposers[key], len(kept[key]), key in common))
-        for key in sorted(checked) if proposers[key] > len(kept[key])
+                      _note(linked[key], proposers[key], len(kept[key]), key in common,
+                            before.get(key, ()), key in checked))
+        for key in sorted(kept) if proposers[key] > len(kept[key])
     ]
     return out, decisions
+
+
+def _recorded_before(origins: tuple[Origin, ...], year: int | None) -> bool:
+    """Whether every introducing paper the vocabulary records for a concept is dated and came
+    out more than `PREPRINT_YEARS` before `year`."""
+    years = [origin.year for origin in origins]
+    return (year is not None and bool(years) and None not in years
+            and year > max(y for y in years if y is not None) + PREPRINT_YEARS)
 
 
 _CAMEL = re.compile(r"[a-z][A-Z]|[A-Za-z][0-9]")
@@ -190,8 +325,11 @@ def _written_as_name(link: Link) -> bool:
                and m.text != m.text.lower() for m in link.mentions)
 
 
-def _note(linked: int, proposers: int, kept: int, common: bool) -> str:
-    if common:
+def _note(linked: int, proposers: int, kept: int, common: bool,
+          recorded: tuple[Origin, ...] = (), checked: bool = True) -> str:
+    if not checked:
+        why = f"{proposers} of the {linked} papers linking to it propose it"
+    elif common:
         why = (f"{linked} papers link to it and write it as an ordinary noun phrase; "
                f"{proposers} propose it; {kept} name it (called X, X, a new ...)")
     elif linked > MAX_ORIGINS:
@@ -201,4 +339,8 @@ def _note(linked: int, proposers: int, kept: int, common: bool) -> str:
     else:
         why = (f"{linked} papers link to it and it is a phrase, not a coined name; "
                f"{proposers} propose it; {kept} introduce it")
+    if recorded:
+        works = "; ".join(f"{o.title} ({o.year})" for o in recorded)
+        why += (f"; the vocabulary records it as introduced by {works}: a paper more than "
+                f"{PREPRINT_YEARS} year later is not its origin")
     return why + " and keep the role, the others use it"

@@ -23,8 +23,12 @@ context, by these rules in order (the rule's name is recorded with the merge in 
   own mentions, or of the corpus, has initials that spell it ("large language model" for
   "LLM"): that concept, when the paper shares context with it as above (it is then the only
   sense).
-- `acronym-apart`: nothing fits; the short form stays a node of its own, labelled by itself,
-  never merged into a sense it may not have.
+- `acronym-apart`: nothing fits, or the paper gives the name itself where it writes it
+  (`kg.canon.origin.names_here`: "we propose an effective "disentangling the skeleton from
+  the details" (DSD) module" — a definition whose long form the extractor could not read —, "a
+  novel OOD detection method, GEM"): the short form stays a node of its own, labelled by
+  itself, never merged into a sense it may not have (the context rule had joined both to
+  other papers' "Dense-Sparse-Dense" and "Gradient Episodic Memory").
 
 A short form written with the exact casing some sense was defined with only considers those
 senses ("mAP" is not "MAP"). The rules are features read from the text, with no fitted
@@ -146,9 +150,10 @@ class SenseTable:
         table.cased = dict(cased)
         return table
 
-    def resolve(self, paper_id: str, short: str, proposed: bool = False) -> tuple[str, str]:
+    def resolve(self, paper_id: str, short: str, proposed: bool = False,
+                named: bool = False) -> tuple[str, str]:
         """(key, rule) of an undefined short form used in `paper_id` (see module docstring);
-        `proposed` when the paper proposes it."""
+        `proposed` when the paper proposes it, `named` when it gives the name itself."""
         sense = short_sense_key(short)
         own = self.context.get(paper_id, frozenset())
         longs = self.senses.get(sense)
@@ -160,12 +165,14 @@ class SenseTable:
             spelled = sorted(long for long in longs if long in own)
             if len(spelled) == 1:
                 return spelled[0], CONTEXT
+            if named:
+                return sense, APART  # its own name: no other paper's sense
         else:
             candidates = sorted(self.by_initials.get(sense, ()))
             local = [key for key in candidates if key in own]
             if len(local) == 1:
                 return local[0], INITIALS  # the paper spells it out itself
-            if len(candidates) != 1:
+            if len(candidates) != 1 or named:
                 return sense, APART
             longs = {candidates[0]: self._papers_of(candidates[0])}
             rule = INITIALS
