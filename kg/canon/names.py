@@ -16,11 +16,7 @@ work introducing it is a sense of the name (one work can appear twice — a conf
 and its OpenReview version share the title): every work not later than the corpus's first use
 of the name, and a later work that shares no more than chance with the earlier ones (the 2024
 "EVE" video editor is not the 2017 cryptography network "named Eve"; a later paper that does
-share context is about the earlier work, as in `kg.canon.origin`) — unless it gives the name
-itself where it writes it (`kg.canon.origin.names_here`, without a long form: "In this paper,
-we propose Penalized Proximal Policy Optimization (P3O)" two years after "P3O: Policy-on
-Policy-off Policy Optimization", in the same field): a paper naming something is no paper
-about an earlier thing of that name. Such a paper introduces a work whatever its role.
+share context is about the earlier work, as in `kg.canon.origin`).
 
 Every other paper linking to the name joins the sense whose introducers share the most with it
 beyond chance, or stays on the name's node, which then stands for the uses that fit none of
@@ -58,14 +54,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from kg.canon.concepts import Canonical
-from kg.canon.origin import (
-    NAMING_CUE,
-    TITLE_NAME,
-    common_noun,
-    introduction,
-    name_shaped,
-    names_here,
-)
+from kg.canon.origin import NAMING_CUE, TITLE_NAME, common_noun, introduction, name_shaped
 from kg.normalize import norm_text
 from kg.types import CanonDecision, Concept, ConceptType, Link, Mention, Paper, Role
 
@@ -122,7 +111,6 @@ def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Canon
         works = _works(canonical.concepts[key], links, papers)
         if not works:
             continue
-        naming = {link.paper_id for link in links if _names_it(papers[link.paper_id], link)}
         concept = canonical.concepts[key]
         name = _words(key).union(*(_words(norm_text(label)) for label in (
             concept.pref_label, *concept.alt_labels, *concept.acronyms)))
@@ -133,8 +121,7 @@ def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Canon
         for ids in works:
             own = set().union(*(context[pid] for pid in ids)) - name
             year = min((y for pid in ids if (y := papers[pid].year) is not None), default=None)
-            if (first is not None and year is not None and year > first
-                    and not naming.intersection(ids) and (
+            if (first is not None and year is not None and year > first and (
                     not senses or not own or any(excess(own, words, len(senses[s])) > 0
                                                  for s, words in profile.items()))):
                 continue  # a later paper about a name the corpus had: a use, not a work
@@ -198,8 +185,8 @@ def _works(concept: Concept, links: list[Link], papers: Mapping[str, Paper]) -> 
     shaped = name_shaped(concept.pref_label)
     for link in links:
         paper = papers[link.paper_id]
-        if (link.role is Role.PROPOSES and introduction(paper, link, concept) in (
-                TITLE_NAME, NAMING_CUE)) or _names_it(paper, link):
+        if link.role is Role.PROPOSES and introduction(
+                paper, link, concept) in (TITLE_NAME, NAMING_CUE):
             works[_title_key(paper)].append(link.paper_id)
             shaped = shaped or any(_written_as_name(paper, m) for m in link.mentions)
     if not works or not shaped or common_noun(m for link in links for m in link.mentions):
@@ -210,13 +197,6 @@ def _works(concept: Concept, links: list[Link], papers: Mapping[str, Paper]) -> 
         return (min(years) if years else 10**4, min(ids))
 
     return sorted(works.values(), key=order)
-
-
-def _names_it(paper: Paper, link: Link) -> bool:
-    """The paper gives the name itself (`kg.canon.origin.names_here`) where it writes it
-    without a long form ("we propose a new method called X"; not "neural radiance fields
-    (NeRF)", the long form every paper writes)."""
-    return any(m.long_form is None and names_here(paper, m) for m in link.mentions)
 
 
 def _unshaped(link: Link, shapes: set[str]) -> bool:

@@ -135,11 +135,12 @@ def introduction(paper: Paper, link: Link, concept: Concept) -> str | None:
     return None
 
 
-def names_here(paper: Paper, mention: Mention) -> bool:
+def names_here(paper: Paper, mention: Mention, labels: Iterable[str] = ()) -> bool:
     """Whether the paper gives this name itself where it writes it: a naming cue with the paper
     as namer, "X, a novel ...", "a novel ..., X", or a short form in parentheses after the
     words it stands for in a sentence whose agent makes something ("we propose an effective
-    "disentangling the skeleton from the details" (DSD) module").
+    "disentangling the skeleton from the details" (DSD) module") — not after one of `labels`,
+    the concept's own names ("we propose ... reinforcement learning (RL)").
 
     >>> from kg.types import ConceptType, Span
     >>> def at(text, name):
@@ -166,8 +167,10 @@ def names_here(paper: Paper, mention: Mention) -> bool:
         return _names_it(prefix[: len(prefix) - len(before) + cue.start()])
     if _AFTER.match(after) or _NEW_APPOSITION.search(prefix):
         return True
+    words = prefix.rstrip()[:-1].rstrip().casefold()
     return (prefix.rstrip().endswith("(") and after.lstrip().startswith(")")
-            and _names_it(prefix.rstrip()[:-1]))
+            and _names_it(words) and not any(words.endswith(label.casefold())
+                                             for label in labels if label))
 
 
 def _names_it(words: str) -> bool:
@@ -188,13 +191,14 @@ def _leads(text: str, names: set[str]) -> bool:
 
 
 def vocabulary_origins(concept: Concept) -> tuple[Origin, ...]:
-    """The introducing papers the vocabulary records for the concept's preferred label or one of
-    its long forms (`kg.vocab.origins`); not for a short form alone, which names too many
-    different methods ("GEM", "DSD")."""
+    """The introducing papers the vocabulary records for the concept's labels (`kg.vocab.
+    origins`); not for a coined name of one word ("GEM", "MoNet", "RAM"), which names too many
+    different things: "MoNet: Moments Embedding Network" (2018) and "RAM: Retrieval-Based
+    Affordance Transfer" (2024) are not the 2016 MoNet or the 2014 RAM the vocabulary records."""
     origins = Origins.load()
     found: dict[str, Origin] = {}
     for label in (concept.pref_label, *concept.alt_labels):
-        if label != concept.pref_label and _short(label):
+        if _short(label):
             continue
         for origin in origins.lookup(label):
             found.setdefault(origin.source_id, origin)
