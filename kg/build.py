@@ -11,6 +11,7 @@ vocabularies (`kg.vocab`) -> triples (`kg.rdf`) -> graph file, store (`kg.query.
 
 from __future__ import annotations
 
+import ctypes
 import gc
 import os
 import time
@@ -351,7 +352,7 @@ def run_build(
     # The graph is on disk: what the summary needs is counted, the rest goes before the
     # store's bulk loader and the page (which read the file) take their own memory.
     del papers, corpus
-    gc.collect()
+    release_memory()
     store_path = Path(store) if store is not None else None
     if store_path is not None:
         with stages.stage("store load") as done:
@@ -380,6 +381,18 @@ def run_build(
         warnings=warnings,
         extraction=counts,
     )
+
+
+def release_memory() -> None:
+    """Collect the garbage, then hand the heap's free pages back to the system (glibc's
+    `malloc_trim`; elsewhere nothing more): the corpus just dropped leaves its memory free but
+    still the process's, and the store's loader would otherwise add its own on top of it."""
+    gc.collect()
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # not glibc
+        return
+    trim(0)
 
 
 def urls_only(extractions: dict[str, Extraction]) -> dict[str, Extraction]:

@@ -33,7 +33,13 @@ from kg.query.named import ranked_paper_properties
 from kg.query.ranks import RANK_FILE, RankIndex
 from kg.rdf.io import LOADING, is_store, load_file, locked, open_read_only, quads, recover
 
-__all__ = ["LoadReport", "index_links", "load_store", "store_size"]
+__all__ = ["LOAD_BATCH", "LoadReport", "index_links", "load_store", "store_size"]
+
+#: Quads a graph file hands pyoxigraph's bulk loader per call (`kg.rdf.io.load_file`'s
+#: `batch`). One `bulk_load` of a whole file holds batches of 1 M quads per thread (not
+#: configurable from Python): ~1.7 GB peak on the 11.8 M triples of the 35k-paper graph. The
+#: loader's memory grows with the batch, the number of calls costs time (docs/SCALE.md).
+LOAD_BATCH = 250_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +116,7 @@ def _bulk_load(target: Path, data: Path | str | Iterable[Any],
         if edit is not None:
             edit(store)
         if isinstance(data, str | Path):
-            load_file(store, data, bulk=True)
+            load_file(store, data, bulk=True, batch=LOAD_BATCH)
         else:
             store.bulk_extend(quads(data))
         build_label_index(store)  # a replace starts empty; an append keeps the old keys

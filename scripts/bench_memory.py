@@ -1,0 +1,205 @@
+"""Memory benchmark (issue 14): peak RSS of `kg build`, of its store load, and of their sum.
+
+    python scripts/bench_memory.py --set 1k=A.json.gz,B.json.gz --set 5k=A,B,C,D,E,F \\
+        --cache /tmp/mem4/cache5k [--store] [--load] [--processes 2] [--work DIR] \\
+        [--kg .venv/bin/kg] [--interval 0.2]
+
+Each `--set NAME=FILES` is one `kg build` (a fresh process, `--progress` on), run with the
+parse cache `--cache` (fill it first with a build of the largest set: the figures are then
+phase 2's, as phase 1 only reads records). While it runs, a sampler reads every `--interval`
+seconds the RSS of the build process and of each of its child processes (psutil) and keeps:
+the build process's peak, the peak of the *sum* over the whole process tree (what the machine
+must hold at once; `/usr/bin/time -v` reports only the largest single process), and the build
+process's RSS at the end of each stage (the stage lines on stderr). `--store` builds with
+`--store` (the store load is then one of the stages); `--load` also runs `kg load` of the
+graph just written into a new store as its own process, sampled the same way. Then the
+graph's SHA-256 (to compare with another version of the code), and a line through the sets'
+peaks by paper count, extrapolated to 35k and 350k papers. Prints figures, asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psutil
+
+ROOT = Path(__file__).resolve().parents[1]
+STAGE = re.compile(r"^(?P<name>[a-z][a-z ,]+): (?P<detail>.*)\((?P<seconds>[0-9.]+) s\)$")
+MB = 1024 * 1024
+
+
+@dataclass
+class Sampled:
+    """What the sampler saw of one command's process tree."""
+
+    seconds: float = 0.0
+    peak_main: int = 0
+    peak_tree: int = 0
+    peak_processes: int = 0
+    stages: list[tuple[str, float, int, int, str]] = field(default_factory=list)
+    # (stage, seconds, main RSS at its end, main peak during it, detail)
+    output: str = ""
+    returncode: int = 0
+
+
+def sample(command: list[str], interval: float) -> Sampled:
+    """Run `command`, sampling the RSS of its process tree until it exits."""
+    result = Sampled()
+    start = time.perf_counter()
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, bufsize=1)
+    main = psutil.Process(proc.pid)
+    stage_peak = 0
+    lock = threading.Lock()
+    done = threading.Event()
+
+    def sampler() -> None:
+        nonlocal stage_peak
+        while not done.is_set():
+            try:
+                own = main.memory_info().rss
+                total, count = own, 1
+                for child in main.children(recursive=True):
+                    try:
+                        total += child.memory_info().rss
+                        count += 1
+                    except psutil.Error:
+                        pass
+            except psutil.Error:
+                break
+            with lock:
+                result.peak_main = max(result.peak_main, own)
+                result.peak_tree = max(result.peak_tree, total)
+                result.peak_processes = max(result.peak_processes, count)
+                stage_peak = max(stage_peak, own)
+            done.wait(interval)
+
+    thread = threading.Thread(target=sampler, daemon=True)
+    thread.start()
+    lines: list[str] = []
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        lines.append(line)
+        found = STAGE.match(line.strip())
+        if found:
+            try:
+                now = main.memory_info().rss
+            except psutil.Error:
+                now = 0
+            with lock:
+                peak = max(stage_peak, now)
+                result.stages.append((found["name"], float(found["seconds"]), now, peak,
+                                      found["detail"].strip()))
+                stage_peak = 0
+    result.returncode = proc.wait()
+    done.set()
+    thread.join()
+    result.seconds = time.perf_counter() - start
+    result.output = "".join(lines)
+    return result
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as data:
+        for block in iter(lambda: data.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def papers_of(stages: list[tuple[str, float, int, int, str]]) -> int:
+    for name, _, _, _, detail in stages:
+        if name == "reading":
+            return int(detail.split()[0])
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--set", action="append", required=True, metavar="NAME=FILES",
+                        help="an input set: a name, '=', comma-separated input files")
+    parser.add_argument("--cache", required=True, help="the parse cache folder (filled first)")
+    parser.add_argument("--store", action="store_true", help="build with --store")
+    parser.add_argument("--load", action="store_true", help="also time `kg load` on its own")
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--interval", type=float, default=0.2)
+    parser.add_argument("--kg", default=str(ROOT / ".venv" / "bin" / "kg"))
+    parser.add_argument("--work", type=Path, default=None,
+                        help="keep graphs and stores here (default: a temporary folder)")
+    args = parser.parse_args()
+    work = args.work or Path(tempfile.mkdtemp(prefix="bench_memory-"))
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"kg: {args.kg}; cache {args.cache}; {args.processes} processes; sampled every "
+          f"{args.interval} s; load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    points: list[tuple[int, int, int, int]] = []
+    for spec in args.set:
+        name, _, files = spec.partition("=")
+        graph, store = work / f"{name}.ttl", work / f"{name}.store"
+        shutil.rmtree(store, ignore_errors=True)
+        command = [args.kg, "build", *files.split(","), "-o", str(graph), "--cache", args.cache,
+                   "--processes", str(args.processes), "--progress"]
+        if args.store:
+            command += ["--store", str(store)]
+        built = sample(command, args.interval)
+        if built.returncode != 0:
+            print(built.output[-3000:])
+            raise SystemExit(f"{name}: kg build failed ({built.returncode})")
+        papers = papers_of(built.stages)
+        print(f"\n## {name}: {papers} papers, {built.seconds:.1f} s wall, build process peak "
+              f"{built.peak_main / MB:,.0f} MB, process tree peak (sum) "
+              f"{built.peak_tree / MB:,.0f} MB ({built.peak_processes} processes at most)")
+        print("| stage | seconds | RSS at its end | peak during it | what |")
+        print("|---|---|---|---|---|")
+        for stage, seconds, now, peak, detail in built.stages:
+            print(f"| {stage} | {seconds:.1f} | {now / MB:,.0f} MB | {peak / MB:,.0f} MB | "
+                  f"{detail[:70]} |")
+        print(f"graph sha256 {sha256(graph)} ({graph.stat().st_size / 1e6:.1f} MB)")
+        load_peak = 0
+        if args.load:
+            separate = work / f"{name}.loaded"
+            shutil.rmtree(separate, ignore_errors=True)
+            loaded = sample([args.kg, "load", str(graph), "--store", str(separate)],
+                            args.interval)
+            if loaded.returncode != 0:
+                print(loaded.output[-3000:])
+                raise SystemExit(f"{name}: kg load failed ({loaded.returncode})")
+            load_peak = loaded.peak_tree
+            print(f"kg load on its own: {loaded.seconds:.1f} s, peak {load_peak / MB:,.0f} MB "
+                  f"(tree sum)")
+            shutil.rmtree(separate, ignore_errors=True)
+        phase2 = max((peak for stage, _, _, peak, _ in built.stages if stage != "store load"),
+                     default=0)
+        print(f"build process peak before the store load: {phase2 / MB:,.0f} MB")
+        points.append((papers, phase2, built.peak_tree, load_peak))
+        sys.stdout.flush()
+    if len(points) >= 2:
+        (p0, w0, b0, l0), (p1, w1, b1, l1) = min(points), max(points)
+        if p1 > p0:
+            print("\n## per paper (line through the smallest and largest set; the store's "
+                  "loader works in batches, so its line overstates larger graphs)")
+            for label, y0, y1 in (("build before the store load", w0, w1),
+                                  ("whole build (tree sum)", b0, b1), ("kg load", l0, l1)):
+                if not y1:
+                    continue
+                slope = (y1 - y0) / (p1 - p0)
+                at35k, at350k = ((y0 + slope * (n - p0)) / MB for n in (35_107, 350_000))
+                print(f"- {label}: {slope / 1024:,.1f} KB a paper; "
+                      f"{at35k:,.0f} MB at 35,107 papers, {at350k:,.0f} MB at 350k")
+    print(f"\nload average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
+          f"files in {work}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
