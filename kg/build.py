@@ -25,6 +25,7 @@ from pyoxigraph import Triple
 
 from kg.analyze import analyze_read, append_triples
 from kg.analyze.incidence import IncidenceReader
+from kg.canon.compact import compact_extraction
 from kg.canon.corpus import canonical_corpus
 from kg.canon.corrections import read_corrections
 from kg.canon.relations import canonical_relations
@@ -119,7 +120,7 @@ def extract_corpus(
         for batch in _batched(todo, CACHE_READ_BATCH):
             reused = cached_extractions(batch, config, folder)
             for i in sorted(reused):
-                results[batch[i].id] = reused[i]
+                results[batch[i].id] = compact_extraction(reused[i])
             counts.add(PartitionResult(tuple(reused.values()), reused=len(reused)))
             if progress is not None and reused:
                 progress(len(reused))
@@ -141,7 +142,7 @@ def extract_corpus(
     for result in stream:
         counts.add(result)
         for extraction in result.extractions:
-            results[extraction.paper_id] = extraction
+            results[extraction.paper_id] = compact_extraction(extraction)
         if progress is not None:
             progress(len(result.extractions))
     return results

@@ -23,6 +23,7 @@ import argparse
 import hashlib
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -44,6 +45,8 @@ class Sampled:
     """What the sampler saw of one command's process tree."""
 
     seconds: float = 0.0
+    cpu: float = 0.0  # user + system seconds of the process and its children
+    maxrss: int = 0  # largest peak of any process waited for so far (`time -v`'s figure)
     peak_main: int = 0
     peak_tree: int = 0
     peak_processes: int = 0
@@ -57,6 +60,7 @@ def sample(command: list[str], interval: float) -> Sampled:
     """Run `command`, sampling the RSS of its process tree until it exits."""
     result = Sampled()
     start = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, bufsize=1)
     main = psutil.Process(proc.pid)
@@ -106,6 +110,9 @@ def sample(command: list[str], interval: float) -> Sampled:
     done.set()
     thread.join()
     result.seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result.cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    result.maxrss = after.ru_maxrss * 1024
     result.output = "".join(lines)
     return result
 
@@ -156,9 +163,11 @@ def main() -> int:
             print(built.output[-3000:])
             raise SystemExit(f"{name}: kg build failed ({built.returncode})")
         papers = papers_of(built.stages)
-        print(f"\n## {name}: {papers} papers, {built.seconds:.1f} s wall, build process peak "
+        print(f"\n## {name}: {papers} papers, {built.seconds:.1f} s wall, {built.cpu:.1f} s CPU, "
+              f"build process peak "
               f"{built.peak_main / MB:,.0f} MB, process tree peak (sum) "
-              f"{built.peak_tree / MB:,.0f} MB ({built.peak_processes} processes at most)")
+              f"{built.peak_tree / MB:,.0f} MB ({built.peak_processes} processes at most); "
+              f"largest process's maxrss {built.maxrss // 1024:,} kB")
         print("| stage | seconds | RSS at its end | peak during it | what |")
         print("|---|---|---|---|---|")
         for stage, seconds, now, peak, detail in built.stages:
@@ -175,8 +184,8 @@ def main() -> int:
                 print(loaded.output[-3000:])
                 raise SystemExit(f"{name}: kg load failed ({loaded.returncode})")
             load_peak = loaded.peak_tree
-            print(f"kg load on its own: {loaded.seconds:.1f} s, peak {load_peak / MB:,.0f} MB "
-                  f"(tree sum)")
+            print(f"kg load on its own: {loaded.seconds:.1f} s ({loaded.cpu:.1f} s CPU), "
+                  f"peak {load_peak / MB:,.0f} MB (tree sum)")
             shutil.rmtree(separate, ignore_errors=True)
         phase2 = max((peak for stage, _, _, peak, _ in built.stages if stage != "store load"),
                      default=0)
