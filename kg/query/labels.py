@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+from itertools import islice
 from typing import cast
 
 import pyoxigraph as ox
@@ -48,21 +49,31 @@ def data_graphs(store: ox.Store) -> list[ox.DefaultGraph | ox.NamedNode | ox.Bla
     return [ox.DefaultGraph(), *(g for g in store.named_graphs() if g != INDEX_GRAPH)]
 
 
+#: Label keys handed to the store's bulk loader per call: its memory grows with what one call
+#: gets (as `kg.query.store.LOAD_BATCH` for the graph), so a large graph's keys go in slices.
+INDEX_BATCH = 250_000
+
+
 def build_label_index(store: ox.Store) -> int:
     """Add a key for every skos:prefLabel/altLabel and rdfs:label of the store; returns how
-    many it added.
+    many it added (a key that two labels of one resource share counts once per slice of
+    `INDEX_BATCH` labels it is found in).
 
     Idempotent (a store is a set), so adding to a store only needs another call; a store whose
     labels were removed needs the index graph dropped first.
     """
-    keys = {
+    keys = (
         (quad.subject, label_key(quad.object.value))
         for prop in _LABEL_PROPERTIES
         for quad in store.quads_for_pattern(None, prop, None)
         if isinstance(quad.subject, ox.NamedNode) and isinstance(quad.object, ox.Literal)
-    }
-    store.bulk_extend(ox.Quad(c, LABEL_KEY, ox.Literal(key), INDEX_GRAPH) for c, key in keys)
-    return len(keys)
+    )
+    added = 0
+    while batch := set(islice(keys, INDEX_BATCH)):
+        store.bulk_extend(ox.Quad(c, LABEL_KEY, ox.Literal(key), INDEX_GRAPH)
+                          for c, key in batch)
+        added += len(batch)
+    return added
 
 
 def index_size(store: ox.Store) -> int:
