@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-test lint model gazetteer lexicon span-types bench clean \
+.PHONY: demo test install install-test lint model gazetteer lexicon span-types type-nouns bench clean \
 	eval train-decisions
 
 $(BIN)/python:
@@ -41,6 +41,11 @@ lexicon: install
 	$(BIN)/python scripts/build_lexicon.py ../shared/data/paperlists kg/data
 span-types: install
 	$(BIN)/python scripts/build_span_types.py ../shared/data kg/data
+
+## How the 35k background abstracts name each phrase's kind ("the X task"; gold papers left out).
+type-nouns: install
+	$(BIN)/python scripts/build_type_nouns.py ../shared/data/paperlists kg/data/type_nouns.tsv.gz \
+		--exclude ../shared/data/gold/dev2_papers.json ../shared/data/iclr2025_abstracts.txt
 
 ## Retrain the shipped entity recogniser (about an hour of CPU; docs/MODEL.md).
 model: install-test

@@ -52,6 +52,7 @@ ABLATION = {
     "position and background frequency": ("position", "background"),
     "boundaries and shape": ("boundaries", "shape"),
     "annotated span types (SciERC, TDMSci)": ("annotated",),
+    "background type nouns ('the X task', 'the X benchmark')": ("type_nouns",),
     "the rules' verdicts": ("rules",),
 }
 

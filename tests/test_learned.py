@@ -104,6 +104,21 @@ def test_the_proposes_cut_is_learned_inside_the_training_papers() -> None:
     assert model.proposes_cut == learned["proposes_cut"]
 
 
+def test_type_only_features_feed_the_type_models_alone() -> None:
+    names = ["count", "kind_name", "tn_Task", "tn_n"]
+    examples = [replace(e, features={**e.features, "tn_Task": float(e.ctypes[:1] ==
+                                                                    (ConceptType.DATASET,)),
+                                     "tn_n": 1.0})
+                for e in _examples()]
+    model = train(examples, names)
+    assert model["accept"]["features"] == ["count", "kind_name"]
+    assert all(m["features"] == ["count", "kind_name"] for m in model["proposes"])
+    assert all(m["features"] == names for m in model["types"].values())
+    decided = DecisionModel.from_json(model).decide(
+        [{"count": 2.0, "kind_name": 1.0, "tn_Task": v, "tn_n": 1.0} for v in (0.0, 1.0)])
+    assert [d.ctype for d in decided] == [ConceptType.METHOD, ConceptType.DATASET]
+
+
 def _examples() -> list[Example]:
     rng = np.random.RandomState(1)
     out = []

@@ -3,7 +3,8 @@
 Each candidate group (every occurrence of one key in one paper, `kg.extract.assemble`) gets a
 dict of named numbers: which generators proposed it, what the gazetteer and the recogniser say,
 the type nouns around it, the role patterns its phrases sit in and the verb they depend on,
-where in the paper it occurs, how common it is in 35k background abstracts, its shape, and the
+where in the paper it occurs, how common it is in 35k background abstracts and which kind of
+noun other abstracts put after it ("the X task", "the X benchmark"), its shape, and the
 hand-written rules' own verdicts. `FEATURE_GROUPS` names the groups (the ablation in
 `kg.eval.cv` drops one at a time); a model stores the names of the features it was trained on,
 so a feature added later does not disturb a shipped model.
@@ -40,6 +41,9 @@ from kg.extract.roles import (
 from kg.extract.span_types import COLUMNS as ANNOTATED
 from kg.extract.span_types import head_types, span_types
 from kg.extract.terms import head_type
+from kg.extract.type_nouns import NAMES as TYPE_NOUNS
+from kg.extract.type_nouns import type_noun_features
+from kg.normalize import norm_key
 from kg.types import ConceptType, Field, Role
 from kg.vocab.gazetteer import Gazetteer
 
@@ -95,6 +99,7 @@ def _names() -> dict[str, tuple[str, ...]]:
                   "has_short_form", "cited", "coordination"),
         "annotated": (*(f"ann_span_{c}" for c in ANNOTATED), "ann_span_n",
                       *(f"ann_head_{c}" for c in ANNOTATED), "ann_head_n"),
+        "type_nouns": TYPE_NOUNS,
         "rules": (*(f"rule_{r.name.lower()}" for r in AcceptReason), "rule_accepts",
                   *(f"rule_type_{x}" for x in t), "rule_proposes"),
     }
@@ -276,6 +281,10 @@ def group_features(
         for column, n in zip(ANNOTATED, typed, strict=True):
             f[f"{prefix}_{column}"] = n / (total + 1)
         f[f"{prefix}_n"] = _log(total)
+
+    # How the background abstracts name its kind ("the X task", "the X benchmark").
+    f.update(type_noun_features([entry.key, *([norm_key(entry.short_form)]
+                                               if entry.short_form else [])]))
 
     for name in ("premodifier", "next_noun", "prev_modifier"):
         f[name] = sum(getattr(occ, name) for _, occ in occs) / len(occs)
