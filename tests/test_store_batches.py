@@ -158,3 +158,16 @@ def test_the_batch_is_documented_and_positive() -> None:
     assert LOAD_BATCH >= 10_000
     with pytest.raises(ValueError, match="at least 1"):
         load_file(ox.Store(), FIXTURE, bulk=True, batch=0)
+
+
+def test_triples_load_in_batches_too(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(store_module, "LOAD_BATCH", 2)
+    shared = ox.BlankNode("shared")
+    p = ox.NamedNode("http://example.org/p")
+    triples = [ox.Triple(ox.NamedNode(f"http://example.org/s{i}"), p, shared) for i in range(5)]
+    triples.append(ox.Triple(shared, p, ox.Literal("end")))
+    report = load_store(tmp_path / "s", triples)
+    assert report.triples == 6
+    stored = open_read_only(tmp_path / "s")
+    query = "SELECT (COUNT(?s) AS ?n) WHERE { ?s <http://example.org/p> ?b . ?b ?q 'end' }"
+    assert next(iter(stored.query(query)))["n"].value == "5"  # one node across the batches

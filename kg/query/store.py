@@ -21,6 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any
 
@@ -117,8 +118,10 @@ def _bulk_load(target: Path, data: Path | str | Iterable[Any],
             edit(store)
         if isinstance(data, str | Path):
             load_file(store, data, bulk=True, batch=LOAD_BATCH)
-        else:
-            store.bulk_extend(quads(data))
+        else:  # in batches too; a blank node object is the same node in every batch
+            items = quads(data)
+            for first in items:
+                store.bulk_extend(chain((first,), islice(items, LOAD_BATCH - 1)))
         build_label_index(store)  # a replace starts empty; an append keeps the old keys
         store.flush()
         triples = len(store) - index_size(store)
