@@ -38,7 +38,8 @@ lint: install-test
 gazetteer: install-test
 	$(BIN)/python scripts/build_gazetteer.py --vocab ../shared/data/vocab --out kg/data
 lexicon: install
-	$(BIN)/python scripts/build_lexicon.py ../shared/data/paperlists kg/data
+	$(BIN)/python scripts/build_lexicon.py ../shared/data/paperlists kg/data \
+		--exclude ../shared/data/gold/dev2_papers.json ../shared/data/iclr2025_abstracts.txt
 span-types: install
 	$(BIN)/python scripts/build_span_types.py ../shared/data kg/data
 

@@ -12,7 +12,13 @@ conference years; see ../shared/data/SOURCES.md). Only counts are shipped, never
   ("parameter sign") is a one-off description (termhood, as in C-value/NC-value term
   extraction, Frantzi et al. 2000).
 
-Rebuild: python scripts/build_lexicon.py ../shared/data/paperlists kg/data
+The gold papers (`--exclude`: paper files in any `kg.ingest` format, left out by title) are
+not counted, so that the cross-validated figures never see a gold abstract's own words in
+the background counts (a word only that paper uses would count 1 instead of 0, as it does
+for any paper a user builds).
+
+Rebuild: python scripts/build_lexicon.py ../shared/data/paperlists kg/data \
+    --exclude ../shared/data/gold/dev2_papers.json ../shared/data/iclr2025_abstracts.txt
 """
 
 from __future__ import annotations
@@ -25,7 +31,9 @@ import re
 from collections import Counter
 from pathlib import Path
 
+from kg.ingest import read_papers
 from kg.normalize import norm_key
+from kg.vocab.origins import title_key
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*")
 TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'’][A-Za-z0-9]+)*|\d+[A-Za-z]+[A-Za-z0-9]*")
@@ -55,7 +63,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("paperlists", type=Path)
     parser.add_argument("outdir", type=Path)
+    parser.add_argument("--exclude", nargs="*", type=Path, default=[])
     args = parser.parse_args()
+    excluded = {title_key(p.title or "") for p in read_papers(args.exclude)} - {""}
+    skipped = 0
     words_df: Counter[str] = Counter()
     phrases_df: Counter[str] = Counter()
     key_cache: dict[str, str] = {}
@@ -64,6 +75,9 @@ def main() -> None:
         with gzip.open(path, "rt", encoding="utf-8") as fh:
             records = json.load(fh)
         for record in records:
+            if title_key(record.get("title") or "") in excluded:
+                skipped += 1
+                continue
             text = f"{record.get('title') or ''}. {record.get('abstract') or ''}"
             words = {w.lower() for w in WORD.findall(text)}
             for w in list(words):
@@ -91,7 +105,7 @@ def main() -> None:
     phrase_rows = sorted((p, n) for p, n in phrases_df.items() if n >= MIN_PHRASE_DF)
     _write(args.outdir / "lexicon.tsv.gz", f"#docs\t{docs}", word_rows)
     _write(args.outdir / "phrases.tsv.gz", f"#docs\t{docs}", phrase_rows)
-    print(f"{docs} abstracts: {len(word_rows)} words (df >= {MIN_WORD_DF}), "
+    print(f"{docs} abstracts ({skipped} excluded): {len(word_rows)} words (df >= {MIN_WORD_DF}), "
           f"{len(phrase_rows)} phrases (df >= {MIN_PHRASE_DF}) -> {args.outdir}")
 
 
