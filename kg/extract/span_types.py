@@ -9,29 +9,18 @@ and termhood of a candidate that no vocabulary lists.
 
 from __future__ import annotations
 
-import gzip
-from functools import cache
-from importlib import resources
+from kg.extract.count_tables import count_table
 
 COLUMNS = ("Task", "Method", "Metric", "Dataset", "Concept", "generic")
 
-
-@cache
-def _table() -> dict[str, tuple[int, ...]]:
-    data = resources.files("kg").joinpath("data", "span_types.tsv.gz").read_bytes()
-    lines = gzip.decompress(data).decode("utf-8").splitlines()
-    table = {}
-    for line in lines[1:]:
-        key, *counts = line.split("\t")
-        table[key] = tuple(int(c) for c in counts)
-    return table
+TABLE = "span_types.tsv.gz"
 
 
 def span_types(key: str) -> tuple[int, ...]:
     """Annotated spans with this `norm_key`, by type (`COLUMNS` order; zeros if none)."""
-    return _table().get("p:" + key, (0,) * len(COLUMNS))
+    return count_table(TABLE).get("p:" + key, (0,) * len(COLUMNS))
 
 
 def head_types(word: str) -> tuple[int, ...]:
     """Annotated multi-word spans ending in this (normalised) word, by type."""
-    return _table().get("h:" + word, (0,) * len(COLUMNS))
+    return count_table(TABLE).get("h:" + word, (0,) * len(COLUMNS))

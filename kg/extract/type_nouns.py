@@ -10,29 +10,19 @@ the paper at hand names no kind.
 
 from __future__ import annotations
 
-import gzip
 import math
-from functools import cache
-from importlib import resources
+
+from kg.extract.count_tables import count_table
 
 KINDS = ("Task", "Dataset", "Model", "Method", "Metric")
 NAMES = (*(f"tn_{k}" for k in KINDS), "tn_n")
 
-
-@cache
-def _table() -> dict[str, tuple[int, ...]]:
-    data = resources.files("kg").joinpath("data", "type_nouns.tsv.gz").read_bytes()
-    lines = gzip.decompress(data).decode("utf-8").splitlines()
-    table = {}
-    for line in lines[1:]:
-        key, *counts = line.split("\t")
-        table[key] = tuple(int(c) for c in counts)
-    return table
+TABLE = "type_nouns.tsv.gz"
 
 
 def type_noun_counts(key: str) -> tuple[int, ...]:
     """Background abstracts naming the phrase with this `norm_key` as each of `KINDS`."""
-    return _table().get(key, (0,) * len(KINDS))
+    return count_table(TABLE).get(key, (0,) * len(KINDS))
 
 
 def type_noun_features(keys: list[str]) -> dict[str, float]:

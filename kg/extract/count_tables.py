@@ -1,0 +1,20 @@
+"""Count tables shipped as package data: a gzipped TSV, a header line, then one row per key
+with its integer counts (kg/data/span_types.tsv.gz, type_nouns.tsv.gz)."""
+
+from __future__ import annotations
+
+import gzip
+from functools import cache
+from importlib import resources
+
+
+@cache
+def count_table(filename: str) -> dict[str, tuple[int, ...]]:
+    """Key -> counts of `kg/data/<filename>`, read once per process."""
+    data = resources.files("kg").joinpath("data", filename).read_bytes()
+    lines = gzip.decompress(data).decode("utf-8").splitlines()
+    table = {}
+    for line in lines[1:]:
+        key, *counts = line.split("\t")
+        table[key] = tuple(int(c) for c in counts)
+    return table
