@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import io
 import json
 import re
 from collections import Counter
@@ -33,30 +32,12 @@ from pathlib import Path
 
 from kg.ingest import read_papers
 from kg.normalize import norm_key
+from kg.vocab.background import CLAUSE, EDGE_STOP, TOKEN, write_tsv_gz
 from kg.vocab.origins import title_key
 
 WORD = re.compile(r"[A-Za-z][A-Za-z'’]*(?:-[A-Za-z]+)*")
-TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'’][A-Za-z0-9]+)*|\d+[A-Za-z]+[A-Za-z0-9]*")
-CLAUSE = re.compile(r"[.;:!?()\[\],\"“”]")
-# Phrases may not start or end with these (they are not terms: "of the", "we propose").
-EDGE_STOP = frozenset(
-    """a an the of in on for to and or with by from as at is are was were be been being this
-    that these those we our their its it which what how when where while can could may might
-    will would should has have had not no but than then thus also such via using based into
-    over under between across within without about through per each both all any more most
-    less very i you they he she us them new novel""".split()
-)
 MIN_WORD_DF = 3
 MIN_PHRASE_DF = 3
-
-
-def _write(path: Path, header: str, rows: list[tuple[str, int]]) -> None:
-    buf = io.StringIO()
-    buf.write(header + "\n")
-    for key, n in rows:
-        buf.write(f"{key}\t{n}\n")
-    with open(path, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as gz:
-        gz.write(buf.getvalue().encode("utf-8"))
 
 
 def main() -> None:
@@ -103,8 +84,8 @@ def main() -> None:
     args.outdir.mkdir(parents=True, exist_ok=True)
     word_rows = sorted((w, n) for w, n in words_df.items() if n >= MIN_WORD_DF)
     phrase_rows = sorted((p, n) for p, n in phrases_df.items() if n >= MIN_PHRASE_DF)
-    _write(args.outdir / "lexicon.tsv.gz", f"#docs\t{docs}", word_rows)
-    _write(args.outdir / "phrases.tsv.gz", f"#docs\t{docs}", phrase_rows)
+    for name, rows in (("lexicon.tsv.gz", word_rows), ("phrases.tsv.gz", phrase_rows)):
+        write_tsv_gz(args.outdir / name, [f"#docs\t{docs}", *(f"{k}\t{n}" for k, n in rows)])
     print(f"{docs} abstracts ({skipped} excluded): {len(word_rows)} words (df >= {MIN_WORD_DF}), "
           f"{len(phrase_rows)} phrases (df >= {MIN_PHRASE_DF}) -> {args.outdir}")
 

@@ -22,14 +22,14 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import io
 import json
-import re
 from collections import Counter, defaultdict
 from pathlib import Path
 
 from kg.ingest import read_papers
 from kg.normalize import norm_key
+from kg.vocab.background import CLAUSE, TOKEN, write_tsv_gz
+from kg.vocab.background import EDGE_STOP as BACKGROUND_STOP
 from kg.vocab.origins import title_key
 
 KINDS = ("Task", "Dataset", "Model", "Method", "Metric")
@@ -45,15 +45,10 @@ NOUNS = {
     **dict.fromkeys(("metric", "metrics", "measure", "measures", "score", "scores"), "Metric"),
 }
 OF_NOUNS = frozenset({"task", "tasks", "problem", "problems"})
-TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[-'’][A-Za-z0-9]+)*|\d+[A-Za-z]+[A-Za-z0-9]*")
-CLAUSE = re.compile(r"[.;:!?()\[\],\"“”]")
-EDGE_STOP = frozenset(
-    """a an the of in on for to and or with by from as at is are was were be been being this
-    that these those we our their its it which what how when where while can could may might
-    will would should has have had not no but than then thus also such via using based into
-    over under between across within without about through per each both all any more most
-    less very i you they he she us them new novel proposed existing different various other
-    several many multiple two three same standard""".split()
+# Beyond the background tables' phrase edges, words that do not name a kind's term either.
+EDGE_STOP = BACKGROUND_STOP | frozenset(
+    "proposed existing different various other several many multiple two three same standard"
+    .split()
 )
 MAX_WORDS = 4
 MIN_DF = 2
@@ -123,17 +118,11 @@ def main() -> None:
             papers += 1
             for key, kinds in abstract_kinds(abstract).items():
                 counts[key].update(kinds)
-    buf = io.StringIO()
-    buf.write("\t".join(("key", *KINDS)) + "\n")
-    kept = 0
-    for key in sorted(counts):
-        row = counts[key]
-        if sum(row.values()) >= MIN_DF:
-            buf.write("\t".join((key, *(str(row[k]) for k in KINDS))) + "\n")
-            kept += 1
-    with open(args.output, "wb") as raw, gzip.GzipFile(filename="", mode="wb", fileobj=raw,
-                                                        mtime=0) as gz:
-        gz.write(buf.getvalue().encode("utf-8"))
+    rows = [key for key in sorted(counts) if sum(counts[key].values()) >= MIN_DF]
+    write_tsv_gz(args.output, ["\t".join(("key", *KINDS)),
+                               *("\t".join((key, *(str(counts[key][k]) for k in KINDS)))
+                                 for key in rows)])
+    kept = len(rows)
     print(f"{papers} abstracts ({skipped} excluded), {kept} phrases -> {args.output}")
 
 
