@@ -34,6 +34,7 @@ from kg.normalize import norm_key
 from kg.train.decisions import (
     PROPOSES_CUTS,
     Example,
+    concept_weights,
     export_ensemble,
     export_linear,
     train,
@@ -134,6 +135,29 @@ def _examples() -> list[Example]:
             spans=(("abstract", i % 10, i % 10 + 2),),
         ))
     return out
+
+
+def test_the_groups_of_one_gold_concept_share_one_weight() -> None:
+    def example(paper: str, concept: str) -> Example:
+        return Example(features={}, matched=bool(concept), must=False, ctypes=(),
+                       proposes=False, paper=paper, concept=concept)
+
+    # One paper writes its method three ways (a long form, its acronym, a plural), another
+    # once; the same label in two papers is two concepts; an unmatched group weighs 1.
+    found = concept_weights([example("p1", "wobble net"), example("p1", "wobble net"),
+                             example("p1", "wobble net"), example("p2", "wobble net"),
+                             example("p1", "")])
+    assert found.tolist() == pytest.approx([1 / 3, 1 / 3, 1 / 3, 1.0, 1.0])
+
+
+def test_proposes_learnt_by_concept_changes_only_the_proposes_models() -> None:
+    examples = [replace(e, concept=f"c{i % 4}" if e.matched else "")
+                for i, e in enumerate(_examples())]
+    names = ["count", "kind_name"]
+    by_group = train(examples, names, by_concept=False)
+    by_concept = train(examples, names, by_concept=True)
+    assert by_group["accept"] == by_concept["accept"] and by_group["types"] == by_concept["types"]
+    assert by_group["proposes"] != by_concept["proposes"]
 
 
 def test_retraining_writes_the_same_bytes(tmp_path: Path) -> None:

@@ -180,6 +180,7 @@ def examples_of(parsed: ParsedGold, gold: GoldPaper, lookup: Callable[[str], Any
             proposes=any(c.role == "proposes" for c in hits),
             key=key,
             spans=spans[key],
+            concept="" if best is None else best.label,
         ))
     return out
 
