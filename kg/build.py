@@ -203,6 +203,7 @@ class _Stages:
         start = time.perf_counter()
         detail: list[str] = []
         yield detail
+        gc.freeze()  # what the stage made lives on: later collections skip it
         if self.callback is not None:
             self.callback(name, time.perf_counter() - start, "; ".join(detail))
 
@@ -291,97 +292,106 @@ def run_build(
     (`kg.rdf.shards`) into `shards_dir` (default: `shards_folder(output)`).
     """
     start = time.perf_counter()
-    stages = _Stages(on_stage)
-    output = Path(output)
-    graph_format = GraphFormat.from_name(fmt) if fmt else GraphFormat.from_path(output)
-    fixes = read_corrections(corrections) if corrections is not None else []
-    report = IngestReport()
-    input_list = [str(i) for i in inputs]
-    with stages.stage("reading") as done:
-        # A record's other fields (`Paper.extra`) are never written to the graph: not kept.
-        papers = [replace(p, extra=()) if p.extra else p
-                  for p in read_papers(input_list, report=report, strict=strict, limits=limits,
-                                       input_format=input_format)]
-        with_abstract = sum(1 for p in papers if p.abstract)
-        done.append(f"{len(papers)} papers, {with_abstract} with an abstract, "
-                    f"{len(report.skipped)} skipped")
-    if with_abstract == 0:
-        raise InputError(nothing_to_build(report, len(papers), output))
-    callback = progress(with_abstract) if progress is not None else None
-    folder = default_cache_dir() if cache is True else (None if cache is False else cache)
-    counts = ExtractCounts()
-    with stages.stage("extraction") as done:
-        extractions = extract_corpus(papers, n_process=n_process, progress=callback,
-                                     config=config, dask=dask, cache=folder, counts=counts)
-        where = f" on {dask.describe()}" if dask is not None else ""
-        done.append(counts.format(where) if folder is not None
-                    else f"{len(extractions)} papers{where}")
-    with stages.stage("canonicalisation and linking") as done:
-        corpus = link_corpus(papers, extractions, fixes)
-        corpus.skipped = list(report.skipped)
-        # The graph needs of the extractions only the URLs found in the texts: the mentions
-        # that no link or relation kept go now.
-        corpus.extractions = urls_only(extractions)
-        del extractions
-        done.append(f"{len(corpus.concepts)} concepts, {len(corpus.links)} links")
-    shards_path = Path(shards_dir) if shards_dir is not None else shards_folder(output)
-    with ExitStack() as closing:
-        sharded = closing.enter_context(ShardWriter(shards_path, shards)) if shards else None
-        with stages.stage("writing") as done:
-            # The triples stream from the corpus to the file (and to the shards and the
-            # analysis' reader) without ever being held all at once.
-            output.parent.mkdir(parents=True, exist_ok=True)
-            reader = IncidenceReader() if analyze else None
-            stream = iter_triples(corpus, base=base, include_ontology=True)
-            counted = _Counted(sharded.tap(stream) if sharded else stream, reader)
-            write_graph(counted, output, graph_format)
-            triples = counted.count
-            done.append(f"{triples} triples to {output}"
-                        + (f", {shards} N-Triples shards in {shards_path}" if shards else ""))
-        if reader is not None:
-            with stages.stage("analysis") as done:
-                # Appended as `kg analyze` appends them, so that both write the same bytes.
-                analytics = analyze_read(reader, base=base)
-                append_triples(output, analytics)
-                if sharded is not None:
-                    sharded.add_all(analytics, "analytics.nt")
-                triples += len(analytics)
-                done.append(f"{len(analytics)} triples")
-    papers_read = len(papers)
-    concepts, links = _concept_counts(corpus), Counter(link.role for link in corpus.links)
-    warnings = list(corpus.warnings)
-    # The graph is on disk: what the summary needs is counted, the rest goes before the
-    # store's bulk loader and the page (which read the file) take their own memory.
-    del papers, corpus
-    release_memory()
-    store_path = Path(store) if store is not None else None
-    if store_path is not None:
-        with stages.stage("store load") as done:
-            load_store(store_path, output)  # bulk-loaded from the file just written
-            done.append(str(store_path))
-    html_path = Path(html) if html is not None else None
-    if html_path is not None:
-        with stages.stage("page") as done:
-            html_path.parent.mkdir(parents=True, exist_ok=True)
-            page = render_html(output, source_name=output.name)
-            assert isinstance(page, str)  # without a path, the page is returned
-            write_atomically(html_path, page, "the page")
-            done.append(str(html_path))
-    return BuildSummary(
-        output=output,
-        papers_read=papers_read,
-        papers_skipped=len(report.skipped),
-        papers_without_abstract=papers_read - with_abstract,
-        duplicates=len(report.duplicates),
-        concepts=concepts,
-        links=links,
-        triples=triples,
-        seconds=time.perf_counter() - start,
-        store=store_path,
-        html=html_path,
-        warnings=warnings,
-        extraction=counts,
-    )
+    # What exists now (modules, loaded pipelines) and what each stage keeps lives to the end
+    # of the build: the cyclic collector skips it (`_Stages`) instead of rescanning it at
+    # every full collection, and forked workers do not copy its pages by touching it.
+    gc.freeze()
+    try:
+        stages = _Stages(on_stage)
+        output = Path(output)
+        graph_format = GraphFormat.from_name(fmt) if fmt else GraphFormat.from_path(output)
+        fixes = read_corrections(corrections) if corrections is not None else []
+        report = IngestReport()
+        input_list = [str(i) for i in inputs]
+        with stages.stage("reading") as done:
+            # A record's other fields (`Paper.extra`) are never written to the graph: not kept.
+            papers = [replace(p, extra=()) if p.extra else p
+                      for p in read_papers(input_list, report=report, strict=strict, limits=limits,
+                                           input_format=input_format)]
+            with_abstract = sum(1 for p in papers if p.abstract)
+            done.append(f"{len(papers)} papers, {with_abstract} with an abstract, "
+                        f"{len(report.skipped)} skipped")
+        if with_abstract == 0:
+            raise InputError(nothing_to_build(report, len(papers), output))
+        callback = progress(with_abstract) if progress is not None else None
+        folder = default_cache_dir() if cache is True else (None if cache is False else cache)
+        counts = ExtractCounts()
+        with stages.stage("extraction") as done:
+            extractions = extract_corpus(papers, n_process=n_process, progress=callback,
+                                         config=config, dask=dask, cache=folder, counts=counts)
+            where = f" on {dask.describe()}" if dask is not None else ""
+            done.append(counts.format(where) if folder is not None
+                        else f"{len(extractions)} papers{where}")
+        with stages.stage("canonicalisation and linking") as done:
+            corpus = link_corpus(papers, extractions, fixes)
+            corpus.skipped = list(report.skipped)
+            # The graph needs of the extractions only the URLs found in the texts: the mentions
+            # that no link or relation kept go now.
+            corpus.extractions = urls_only(extractions)
+            del extractions
+            done.append(f"{len(corpus.concepts)} concepts, {len(corpus.links)} links")
+        shards_path = Path(shards_dir) if shards_dir is not None else shards_folder(output)
+        with ExitStack() as closing:
+            sharded = closing.enter_context(ShardWriter(shards_path, shards)) if shards else None
+            with stages.stage("writing") as done:
+                # The triples stream from the corpus to the file (and to the shards and the
+                # analysis' reader) without ever being held all at once.
+                output.parent.mkdir(parents=True, exist_ok=True)
+                reader = IncidenceReader() if analyze else None
+                stream = iter_triples(corpus, base=base, include_ontology=True)
+                counted = _Counted(sharded.tap(stream) if sharded else stream, reader)
+                write_graph(counted, output, graph_format)
+                triples = counted.count
+                done.append(f"{triples} triples to {output}"
+                            + (f", {shards} N-Triples shards in {shards_path}" if shards else ""))
+            if reader is not None:
+                with stages.stage("analysis") as done:
+                    # Appended as `kg analyze` appends them, so that both write the same bytes.
+                    analytics = analyze_read(reader, base=base)
+                    append_triples(output, analytics)
+                    if sharded is not None:
+                        sharded.add_all(analytics, "analytics.nt")
+                    triples += len(analytics)
+                    done.append(f"{len(analytics)} triples")
+        papers_read = len(papers)
+        concepts, links = _concept_counts(corpus), Counter(link.role for link in corpus.links)
+        warnings = list(corpus.warnings)
+        # The graph is on disk: what the summary needs is counted, the rest goes before the
+        # store's bulk loader and the page (which read the file) take their own memory.
+        del papers, corpus
+        gc.unfreeze()
+        if store is not None or html is not None:
+            release_memory()
+        store_path = Path(store) if store is not None else None
+        if store_path is not None:
+            with stages.stage("store load") as done:
+                load_store(store_path, output)  # bulk-loaded from the file just written
+                done.append(str(store_path))
+        html_path = Path(html) if html is not None else None
+        if html_path is not None:
+            with stages.stage("page") as done:
+                html_path.parent.mkdir(parents=True, exist_ok=True)
+                page = render_html(output, source_name=output.name)
+                assert isinstance(page, str)  # without a path, the page is returned
+                write_atomically(html_path, page, "the page")
+                done.append(str(html_path))
+        return BuildSummary(
+            output=output,
+            papers_read=papers_read,
+            papers_skipped=len(report.skipped),
+            papers_without_abstract=papers_read - with_abstract,
+            duplicates=len(report.duplicates),
+            concepts=concepts,
+            links=links,
+            triples=triples,
+            seconds=time.perf_counter() - start,
+            store=store_path,
+            html=html_path,
+            warnings=warnings,
+            extraction=counts,
+        )
+    finally:
+        gc.unfreeze()
 
 
 def release_memory() -> None:
