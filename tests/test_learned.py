@@ -24,10 +24,12 @@ from kg.extract.learned import (
     STACK_NAMES,
     Decision,
     DecisionModel,
+    FeatureTable,
     LinearModel,
     TreeEnsemble,
     add_stack_features,
     stack_features,
+    with_stack_features,
 )
 from kg.extract.terms import Term
 from kg.normalize import norm_key
@@ -310,3 +312,26 @@ def test_a_second_stage_of_acceptance_is_trained_and_used() -> None:
     assert papers[0]["b"]["stack_outer"] == papers[0]["a"]["stack_own"]
     [named, unnamed] = model.decide(rows)
     assert named.accept > 0.5 > unnamed.accept
+
+
+def test_a_feature_table_decides_as_its_dicts_do() -> None:
+    """The parse cache keeps a paper's features as one `FeatureTable`: the models read it as
+    they read the feature dicts (a name a row lacks is 0), stack features included."""
+    model = DecisionModel.from_json(train(_examples(), ["count", "kind_name"], stack=True))
+    rows = [{"count": 1.0, "kind_name": 1.0}, {"kind_name": 0.0, "count": 2.0},
+            {"count": 3.0}]
+    table = FeatureTable.of(rows)
+    assert table.names == ("count", "kind_name")
+    assert table.values.tolist() == [[1.0, 1.0], [2.0, 0.0], [3.0, 0.0]]
+    assert table.columns(["kind_name", "absent"]).tolist() == [[1.0, 0.0], [0.0, 0.0],
+                                                                [0.0, 0.0]]
+    both = FeatureTable.concat([FeatureTable.of(rows[:1]), FeatureTable.of(rows[2:])])
+    assert both.names == ("count", "kind_name") and both.values.tolist() == [[1.0, 1.0],
+                                                                             [3.0, 0.0]]
+    spans = [{"a": [("abstract", 0, 5)], "b": [("abstract", 2, 4)]}, {"c": [("title", 0, 3)]}]
+    keys = [(0, "a"), (0, "b"), (1, "c")]
+    papers = [{"a": dict(rows[0]), "b": dict(rows[1])}, {"c": dict(rows[2])}]
+    add_stack_features(model, papers, spans)
+    stacked = with_stack_features(model, table, keys, spans)
+    assert stacked.names[-len(STACK_NAMES):] == STACK_NAMES
+    assert model.decide(stacked) == model.decide([papers[i][k] for i, k in keys])

@@ -30,8 +30,9 @@ from kg.extract.features import group_features
 from kg.extract.learned import (
     Decision,
     DecisionModel,
+    FeatureTable,
     OccurrenceSpans,
-    add_stack_features,
+    with_stack_features,
 )
 from kg.extract.textfix import Repaired
 from kg.normalize import norm_key
@@ -215,18 +216,20 @@ def paper_best(decisions: dict[str, Decision], accepted: Sequence[str],
 @dataclass(slots=True)
 class Prepared:
     """One paper just before the learned decisions: its candidate groups and every group's
-    features (`paper_features`). What a change of the decision models or their thresholds
-    starts from (the parse cache keeps it: `kg.extract.cache`)."""
+    features (`paper_features`, a row per group in the order of `cands.groups`). What a
+    change of the decision models or their thresholds starts from (the parse cache keeps it:
+    `kg.extract.cache`)."""
 
     cands: PaperCandidates
-    features: dict[str, dict[str, float]]
+    features: FeatureTable
 
 
 def prepare_paper(fields: list[ParsedField], gazetteer: GazetteerLookup, *,
                   model_runs: bool) -> Prepared:
     """The candidate groups of a paper's parsed fields and their features."""
     cands = group_candidates(fields)
-    return Prepared(cands, paper_features(cands, fields, gazetteer, model_runs=model_runs))
+    features = paper_features(cands, fields, gazetteer, model_runs=model_runs)
+    return Prepared(cands, FeatureTable.of(features[key] for key in cands.groups))
 
 
 def decide_papers(
@@ -254,12 +257,11 @@ def decide_prepared(
 ) -> list[list[Mention]]:
     """The mentions of each prepared paper (original texts, parsed fields, `Prepared`) by
     the learned `model`: one batch of predictions for all papers. Consumes the `Prepared`
-    values (their features gain the second stage's, their groups lose overlapped
-    occurrences)."""
-    features = [prepared.features for _, _, prepared in papers]
-    add_stack_features(model, features, [group_spans(p.cands) for _, _, p in papers])
-    flat = [(i, key) for i, per_paper in enumerate(features) for key in per_paper]
-    decided = model.decide([features[i][key] for i, key in flat], threshold=thresholds.accept)
+    values (their groups lose overlapped occurrences)."""
+    flat = [(i, key) for i, (_, _, prepared) in enumerate(papers) for key in prepared.cands.groups]
+    table = with_stack_features(model, FeatureTable.concat([p.features for _, _, p in papers]),
+                                flat, [group_spans(p.cands) for _, _, p in papers])
+    decided = model.decide(table, threshold=thresholds.accept)
     by_paper: list[dict[str, Decision]] = [{} for _ in papers]
     for (i, key), decision in zip(flat, decided, strict=True):
         by_paper[i][key] = decision

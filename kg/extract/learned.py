@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -216,12 +216,13 @@ class DecisionModel:
         second = [self.accept2] if self.accept2 is not None else []
         return [self.accept, *second, *self.types.values(), *self.proposes]
 
-    def first_accept(self, rows: Sequence[dict[str, float]]) -> npt.NDArray[np.float64]:
-        """The first stage's acceptance probability of each feature dict."""
-        if not rows:
+    def first_accept(self, rows: Sequence[dict[str, float]] | FeatureTable,
+                     ) -> npt.NDArray[np.float64]:
+        """The first stage's acceptance probability of each feature dict (or table row)."""
+        table = rows if isinstance(rows, FeatureTable) else FeatureTable.of(rows)
+        if not len(table):
             return np.zeros(0)
-        x = _matrix(rows, self.accept.features)
-        return np.asarray(self.accept.proba(x)[:, 1])
+        return np.asarray(self.accept.proba(table.columns(self.accept.features))[:, 1])
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DecisionModel:
@@ -255,19 +256,20 @@ class DecisionModel:
         except (OSError, ValueError, KeyError) as exc:
             raise ModelError(f"cannot read the decisions model {path}: {exc}") from exc
 
-    def decide(self, rows: Sequence[dict[str, float]], threshold: float = 0.0,
+    def decide(self, rows: Sequence[dict[str, float]] | FeatureTable, threshold: float = 0.0,
                ) -> list[Decision]:
-        """One decision per feature dict (`kg.extract.features.group_features`).
+        """One decision per feature dict (`kg.extract.features.group_features`) or table row.
 
         Type and `proposes` are computed only for rows accepted with probability at least
         `threshold` (the others get `Concept` and 0: they are never used). With a second
         stage of acceptance, rows carry its `STACK_NAMES` (`add_stack_features`).
         """
-        if not rows:
+        table = rows if isinstance(rows, FeatureTable) else FeatureTable.of(rows)
+        if not len(table):
             return []
         names = sorted({n for e in self.ensembles for n in e.features})
         column = {n: i for i, n in enumerate(names)}
-        x = _matrix(rows, names)
+        x = table.columns(names)
         stage = self.accept2 if self.accept2 is not None else self.accept
         accept = stage.proba(_columns(x, column, stage.features))[:, 1]
         kept = np.flatnonzero(accept >= threshold)
@@ -288,16 +290,66 @@ class DecisionModel:
         ]
 
 
-def _matrix(rows: Sequence[dict[str, float]], names: Sequence[str]) -> npt.NDArray[np.float64]:
-    """The rows' values of `names` (0 for a name a row lacks) as one matrix."""
-    if all(n in rows[0] for n in names):
-        try:
-            get = itemgetter(*names)
-            return np.array([get(row) for row in rows], dtype=np.float64).reshape(
-                len(rows), len(names))
-        except KeyError:
-            pass  # rows of different versions: the slow way below
-    return np.asarray([[row.get(n, 0.0) for n in names] for row in rows], dtype=np.float64)
+@dataclass(frozen=True, slots=True)
+class FeatureTable:
+    """The features of many candidate groups as one matrix: a row per group, a column per
+    feature name (a name a group lacks is 0). What the models read; and what the parse cache
+    keeps of a paper's features (`kg.extract.assemble.Prepared`): a few hundred groups of
+    ~170 features each load as one array instead of as that many dicts of floats."""
+
+    names: tuple[str, ...]
+    values: npt.NDArray[np.float64]  # (rows, len(names))
+
+    @classmethod
+    def of(cls, rows: Iterable[dict[str, float]]) -> FeatureTable:
+        """The table of feature dicts, their names in the order first seen."""
+        rows = list(rows)
+        names = tuple(rows[0]) if rows else ()
+        if all(len(row) == len(names) for row in rows):
+            try:
+                get = itemgetter(*names)
+                values = np.array([get(row) for row in rows], dtype=np.float64)
+                return cls(names, values.reshape(len(rows), len(names)))
+            except KeyError:
+                pass  # rows of different names: the slow way below
+        names = tuple(dict.fromkeys(n for row in rows for n in row))
+        return cls(names, np.array([[row.get(n, 0.0) for n in names] for row in rows],
+                                   dtype=np.float64).reshape(len(rows), len(names)))
+
+    @classmethod
+    def concat(cls, tables: Sequence[FeatureTable]) -> FeatureTable:
+        """The rows of `tables` in order, under the names of all of them."""
+        names = tables[0].names if tables else ()
+        if any(t.names != names for t in tables):
+            names = tuple(dict.fromkeys(n for t in tables for n in t.names))
+            return cls(names, np.concatenate([t.columns(names) for t in tables]))
+        if len(tables) == 1:
+            return tables[0]
+        values = np.concatenate([t.values for t in tables]) if tables else np.zeros((0, 0))
+        return cls(names, values)
+
+    def __len__(self) -> int:
+        return int(self.values.shape[0])
+
+    def columns(self, names: Sequence[str]) -> npt.NDArray[np.float64]:
+        """The values of `names`, one column each (0 for a name the table lacks)."""
+        index = {n: i for i, n in enumerate(self.names)}
+        if all(n in index for n in names):
+            return self.values[:, [index[n] for n in names]]
+        out = np.zeros((len(self), len(names)))
+        for j, n in enumerate(names):
+            if n in index:
+                out[:, j] = self.values[:, index[n]]
+        return out
+
+    def with_columns(self, names: Sequence[str], values: npt.NDArray[np.float64],
+                     ) -> FeatureTable:
+        """This table with the columns `names` set to `values` (added where new)."""
+        new = [n for n in names if n not in self.names]
+        out = np.concatenate([self.values, np.zeros((len(self), len(new)))], axis=1)
+        index = {n: i for i, n in enumerate((*self.names, *new))}
+        out[:, [index[n] for n in names]] = values
+        return FeatureTable((*self.names, *new), out)
 
 
 def _columns(x: npt.NDArray[np.float64], column: dict[str, int],
@@ -321,10 +373,31 @@ def add_stack_features(
     if model.accept2 is None:
         return
     flat = [(i, key) for i, per_paper in enumerate(papers) for key in per_paper]
-    probs: list[dict[str, float]] = [{} for _ in papers]
-    first = model.first_accept([papers[i][key] for i, key in flat])
-    for (i, key), p in zip(flat, first, strict=True):
+    table = FeatureTable.of(papers[i][key] for i, key in flat)
+    for (i, key), extra in zip(flat, _stacked(model, table, flat, spans), strict=True):
+        papers[i][key].update(extra)
+
+
+def with_stack_features(
+    model: DecisionModel,
+    table: FeatureTable,
+    keys: Sequence[tuple[int, str]],
+    spans: Sequence[dict[str, OccurrenceSpans]],
+) -> FeatureTable:
+    """`add_stack_features` for a table whose rows are the groups `keys` ((paper, group key)
+    pairs) of the papers whose occurrences are `spans`."""
+    if model.accept2 is None:
+        return table
+    stacked = _stacked(model, table, keys, spans)
+    values = np.array([[row[n] for n in STACK_NAMES] for row in stacked], dtype=np.float64)
+    return table.with_columns(STACK_NAMES, values.reshape(len(keys), len(STACK_NAMES)))
+
+
+def _stacked(model: DecisionModel, table: FeatureTable, keys: Sequence[tuple[int, str]],
+             spans: Sequence[dict[str, OccurrenceSpans]]) -> list[dict[str, float]]:
+    """The second stage's features of each row of `table` (the group `keys[row]`)."""
+    probs: list[dict[str, float]] = [{} for _ in spans]
+    for (i, key), p in zip(keys, model.first_accept(table), strict=True):
         probs[i][key] = float(p)
-    for per_paper, per_spans, per_probs in zip(papers, spans, probs, strict=True):
-        for key, extra in stack_features(per_spans, per_probs).items():
-            per_paper[key].update(extra)
+    per_paper = [stack_features(s, p) for s, p in zip(spans, probs, strict=True)]
+    return [per_paper[i][key] for i, key in keys]
