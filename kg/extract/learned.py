@@ -13,7 +13,8 @@ a pickle: loading runs no code from the file, needs no scikit-learn at run time,
 diffs and reviews like any other data.
 
 All trees of a model are flattened into one node table and walked together, one numpy step
-per tree level, for all candidates of a batch of papers at once.
+per tree level, for all candidates of a batch of papers at once (a sample leaves the walk of
+a tree at its leaf).
 """
 
 from __future__ import annotations
@@ -87,19 +88,31 @@ class TreeEnsemble:
         )
 
     def raw(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        """Raw scores, (samples, outputs)."""
-        n = x.shape[0]
-        node = np.broadcast_to(self.roots, (n, len(self.roots))).copy()
-        rows = np.arange(n)[:, None]
+        """Raw scores, (samples, outputs).
+
+        Every (sample, tree) pair walks down one level per step; pairs that reached a leaf
+        drop out of the walk (most leaves are far shallower than the deepest one)."""
+        n, width = x.shape
+        trees = len(self.roots)
+        node = np.tile(self.roots, n)  # the (sample, tree) pairs, sample-major
+        offset = np.repeat(np.arange(n, dtype=np.int64) * width, trees)
+        children = np.stack([self.left, self.right], axis=1).ravel()
+        flat = x.ravel()
         missing = bool(np.isnan(x).any())
+        active = np.flatnonzero(~self.leaf[node])
         for _ in range(self.depth):
-            values = x[rows, self.feature[node]]
-            go_left = values <= self.threshold[node]
+            if not len(active):
+                break
+            at = node[active]
+            values = flat[offset[active] + self.feature[at]]
+            right = values > self.threshold[at]
             if missing:
-                go_left = np.where(np.isnan(values), self.missing_left[node], go_left)
-            node = np.where(go_left, self.left[node], self.right[node])
+                right = np.where(np.isnan(values), ~self.missing_left[at], right)
+            at = children[2 * at + right]
+            node[active] = at
+            active = active[~self.leaf[at]]
         out = np.tile(self.baseline, (n, 1))
-        leaves = self.value[node]
+        leaves = self.value[node.reshape(n, trees)]
         for k in range(len(self.baseline)):
             out[:, k] += leaves[:, self.outputs == k].sum(axis=1)
         return out
