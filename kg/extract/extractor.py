@@ -21,7 +21,7 @@ from itertools import islice
 from typing import Any
 
 from spacy.language import Language
-from spacy.tokens import Doc, DocBin
+from spacy.tokens import Doc
 from spacy.vocab import Vocab
 
 from kg.extract.assemble import (
@@ -34,6 +34,7 @@ from kg.extract.assemble import (
 from kg.extract.cache import PARSE, PREPARED, SPANS, CacheView, text_key
 from kg.extract.candidates import GazetteerLookup, candidate_terms, collect
 from kg.extract.decisions import DEFAULT_THRESHOLDS, DecisionThresholds
+from kg.extract.docbytes import doc_bytes, doc_from_bytes
 from kg.extract.entity_model import EntityModel, ModelSpan, RawSpan, typed_spans
 from kg.extract.gazetteer_match import GazetteerIndex
 from kg.extract.learned import DecisionModel
@@ -350,10 +351,11 @@ class Extractor:
         self.counts["parsed"] += len(todo)
         self.counts["parse_hits"] += len(texts) - len(todo)
         fresh = {key: doc for (key, _), doc in zip(todo, new, strict=True)}
-        cache.store.put(PARSE, cache.parse, ((key, _doc_bytes(doc)) for key, doc in fresh.items()))
-        vocab = self._vocab() if stored else None
-        return [fresh[key] if key in fresh else _doc_from(stored[key], vocab)
-                for key in keys]
+        cache.store.put(PARSE, cache.parse, ((key, doc_bytes(doc)) for key, doc in fresh.items()))
+        if not stored:
+            return [fresh[key] for key in keys]
+        vocab = self._vocab()
+        return [fresh[key] if key in fresh else doc_from_bytes(stored[key], vocab) for key in keys]
 
     def _model_spans(self, docs: list[Doc], suggestions: list[list[tuple[int, int]]],
                      keys: list[str], cache: CacheView | None) -> list[list[ModelSpan]]:
@@ -423,15 +425,6 @@ def _init_fields(kind: type) -> tuple[str, ...] | None:
 def _unpack(data: bytes) -> tuple[ParsedPaper, Prepared]:
     parsed, prepared = pickle.loads(zlib.decompress(data))
     return parsed, prepared
-
-
-def _doc_bytes(doc: Doc) -> bytes:
-    return DocBin(store_user_data=False, docs=[doc]).to_bytes()
-
-
-def _doc_from(data: bytes, vocab: Vocab | None) -> Doc:
-    assert vocab is not None
-    return next(iter(DocBin().from_bytes(data).get_docs(vocab)))
 
 
 def _spans_entry(old: dict[str, Any] | None, suggested: list[tuple[int, int]],
