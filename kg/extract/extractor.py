@@ -7,16 +7,13 @@ streams papers through `nlp.pipe`; `Extractor.parse` reads and fills the parse c
 
 from __future__ import annotations
 
-import dataclasses
-import io
 import json
-import pickle
 import re
 import zlib
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import cache, lru_cache
+from functools import lru_cache
 from itertools import islice
 from typing import Any
 
@@ -39,6 +36,7 @@ from kg.extract.entity_model import EntityModel, ModelSpan, RawSpan, typed_spans
 from kg.extract.gazetteer_match import GazetteerIndex
 from kg.extract.learned import DecisionModel
 from kg.extract.nlp import load_nlp, load_reader
+from kg.extract.packing import pack, unpack
 from kg.extract.relation_mentions import FieldParse, find_relations
 from kg.extract.textfix import repair
 from kg.types import Acronym, Extraction, Field, Mention, Paper, RelationMention, Span
@@ -397,33 +395,11 @@ def _extraction(paper: Paper, parsed: ParsedPaper, mentions: list[Mention],
 
 def _pack(parsed: ParsedPaper, prepared: Prepared) -> bytes:
     """A `prepared` cache entry: the parsed paper without its Docs, and its `Prepared`."""
-    out = io.BytesIO()
-    _Pickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump((replace(parsed, parses=[]), prepared))
-    return zlib.compress(out.getbuffer(), 1)
-
-
-class _Pickler(pickle.Pickler):
-    """Pickles a dataclass as its class and field values, so that loading calls the class
-    (a slotted dataclass's own state restore looks its fields up for every object: about
-    twice as slow for the hundred thousand candidate occurrences of a few hundred papers)."""
-
-    def reducer_override(self, obj: object) -> Any:
-        kind = type(obj)
-        names = _init_fields(kind) if dataclasses.is_dataclass(kind) else None
-        if names is None:
-            return NotImplemented
-        return kind, tuple(getattr(obj, name) for name in names)
-
-
-@cache
-def _init_fields(kind: type) -> tuple[str, ...] | None:
-    """The fields a dataclass's constructor takes, in order; None if some field is not one."""
-    fields = dataclasses.fields(kind)
-    return tuple(f.name for f in fields) if all(f.init for f in fields) else None
+    return zlib.compress(pack((replace(parsed, parses=[]), prepared)), 1)
 
 
 def _unpack(data: bytes) -> tuple[ParsedPaper, Prepared]:
-    parsed, prepared = pickle.loads(zlib.decompress(data))
+    parsed, prepared = unpack(zlib.decompress(data))
     return parsed, prepared
 
 

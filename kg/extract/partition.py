@@ -24,6 +24,7 @@ from kg.extract.cache import (
 )
 from kg.extract.cache import text_key as _text_key
 from kg.extract.extractor import Extractor, ExtractorConfig, cached_extractor
+from kg.extract.packing import pack, unpack
 from kg.extract.records import from_record, to_record
 from kg.types import Extraction, Field, Paper
 
@@ -112,9 +113,10 @@ def _result(extractions: tuple[Extraction, ...], extractor: Extractor,
 # --- worker processes ---------------------------------------------------------------------
 
 
-def _work(job: tuple[list[Paper], ExtractorConfig, str | None]) -> PartitionResult:
+def _work(job: tuple[list[Paper], ExtractorConfig, str | None]) -> bytes:
     papers, config, cache = job
-    return extract_partition(papers, config, cache, batch_size=len(papers))
+    # Packed here (`kg.extract.packing`): the build unpacks every worker's results in turn.
+    return pack(extract_partition(papers, config, cache, batch_size=len(papers)))
 
 
 def parallel_extract(
@@ -138,7 +140,9 @@ def parallel_extract(
         preload(config, papers, cache)
     jobs = ((batch, config, cache) for batch in _batched(papers, batch_size))
     with ctx.Pool(n_process) as pool:
-        yield from pool.imap(_work, jobs)
+        for packed in pool.imap(_work, jobs):
+            result: PartitionResult = unpack(packed)
+            yield result
 
 
 def preload(config: ExtractorConfig, papers: Sequence[Paper], cache: str | None) -> None:
