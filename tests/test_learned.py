@@ -8,6 +8,7 @@ import gzip
 import json
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -16,7 +17,7 @@ import kg
 from kg.errors import ModelError
 from kg.eval.cv import GoldSet, Spread, folds, merge, paired, parse_modules, spreads
 from kg.eval.graph import Report
-from kg.extract.assemble import paper_best
+from kg.extract.assemble import _resolve_overlaps, overlap_level, paper_best
 from kg.extract.candidates import Occurrence
 from kg.extract.decisions import AcceptReason, CandidateGroup, DecisionThresholds, acceptance
 from kg.extract.features import FEATURE_GROUPS, FEATURE_NAMES
@@ -137,6 +138,36 @@ def _examples() -> list[Example]:
             spans=(("abstract", i % 10, i % 10 + 2),),
         ))
     return out
+
+
+def test_overlapping_spans_compare_probabilities_in_steps() -> None:
+    text = "We train a graph neural network on molecules."
+    start = text.index("graph")
+
+    def group(label: str, at: int) -> CandidateGroup:
+        group = CandidateGroup(norm_key(label))
+        group.occurrences.append((Field.ABSTRACT, Occurrence(
+            term=Term(0, 1, label, "chunk"), role=None, introduced=False, type_cues=(),
+            sentence=0, sent_start=0, sent_end=len(text), char_start=at,
+            char_end=at + len(label))))
+        return group
+
+    accepted = {"graph neural network": group("graph neural network", start),
+                "graph neural": group("graph neural", start)}
+    fields = [SimpleNamespace(field=Field.ABSTRACT)]
+
+    def survivors(whole: float, piece: float, step: float) -> list[str]:
+        scores = {"graph neural network": overlap_level(whole, step),
+                  "graph neural": overlap_level(piece, step)}
+        return sorted(_resolve_overlaps(fields, accepted, scores))  # type: ignore[arg-type]
+
+    assert survivors(0.78, 0.83, 0.2) == ["graph neural network"]  # one step: the longer
+    assert survivors(0.55, 0.95, 0.2) == ["graph neural"]  # clearly likelier: the piece
+    assert survivors(0.78, 0.83, 0.0) == ["graph neural"]  # probabilities alone
+    assert DecisionThresholds().overlap_step == 0.2
+    # A name keeps its boundaries against a phrase of the same level around it.
+    assert overlap_level(0.78, 0.2, named=True) > overlap_level(0.83, 0.2)
+    assert overlap_level(0.95, 0.2) > overlap_level(0.55, 0.2, named=True)
 
 
 def test_the_groups_of_one_gold_concept_share_one_weight() -> None:

@@ -179,12 +179,14 @@ def assemble_decided(
     proposes_cut: float,
 ) -> list[Mention]:
     """The mentions of one paper, decided by the learned models (`kg.extract.learned`):
-    groups the accept model takes, where they overlap the more probable (then the longer)
-    span, typed by the type model, `proposes` when the proposes model's probability reaches
-    `proposes_cut`, else the strongest role of its phrases."""
+    groups the accept model takes, where they overlap the more probable by a step of
+    `thresholds.overlap_step` (else the longer) span, typed by the type model, `proposes`
+    when the proposes model's probability reaches `proposes_cut`, else the strongest role
+    of its phrases."""
     accepted = {k: e for k, e in cands.groups.items()
                 if decisions[k].accept >= thresholds.accept}
-    scores = {k: decisions[k].accept for k in accepted}
+    scores = {k: overlap_level(decisions[k].accept, thresholds.overlap_step,
+                               named="name" in e.kinds) for k, e in accepted.items()}
     survivors = _resolve_overlaps(fields, accepted, scores)
     decided: dict[str, tuple[ConceptType, Role]] = {}
     for key, entry in list(accepted.items()):
@@ -200,6 +202,17 @@ def assemble_decided(
     if best is not None:
         decided[best] = (decided[best][0], Role.PROPOSES)
     return _mentions(original, fields, accepted, decided)
+
+
+def overlap_level(accept: float, step: float, *, named: bool = False) -> float:
+    """The level at which an accepted candidate's probability competes where spans overlap:
+    probabilities within one `step` tie (and the longer span wins); a name (`named`: a
+    group the name patterns found) half a step higher, so that it keeps its boundaries
+    against a phrase of the same level around it ("Llama 3.0" in "a Llama 3.0-based model");
+    step 0 keeps the probabilities as they are."""
+    if step <= 0:
+        return accept
+    return round(accept / step) * step + (step / 2 if named else 0.0)
 
 
 def paper_best(decisions: dict[str, Decision], accepted: Sequence[str],
@@ -298,7 +311,8 @@ def _resolve_overlaps(
 ) -> dict[str, list[tuple[Field, Occurrence]]]:
     """The occurrences that survive where accepted candidates overlap: the longest span,
     then the more specific kind (acronym, name, gazetteer, chunk); with `scores` (the
-    learned acceptance), the more probable group first."""
+    learned acceptance, in `overlap_level`s), the more probable group first, then the
+    longest."""
     survivors: dict[str, list[tuple[Field, Occurrence]]] = {}
     for pf in fields:
         spans: list[tuple[int, int, int, str, Occurrence]] = []
