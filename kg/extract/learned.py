@@ -318,7 +318,7 @@ class FeatureTable:
         """The table of feature dicts, their names in the order first seen."""
         rows = list(rows)
         names = tuple(rows[0]) if rows else ()
-        if all(len(row) == len(names) for row in rows):
+        if names and all(len(row) == len(names) for row in rows):
             try:
                 get = itemgetter(*names)
                 values = np.array([get(row) for row in rows], dtype=np.float64)
