@@ -10,7 +10,13 @@ import pytest
 import spacy
 from spacy.language import Language
 
-from kg.extract.acronyms import find_best_long_form, find_definitions, is_short_form, short_key
+from kg.extract.acronyms import (
+    find_best_long_form,
+    find_definitions,
+    is_short_form,
+    short_key,
+    spelled,
+)
 from kg.extract.textfix import repair
 from kg.extract.tokenizer import install_name_tokens
 
@@ -182,3 +188,34 @@ def test_definition_spans_are_token_spans_of_the_doc(nlp: Language) -> None:
     (definition,) = find_definitions(doc)
     assert doc.text[definition.short.start_char : definition.short.end_char] == "LQCA"
     assert definition.long.end == definition.short.start - 1  # the "(" between them
+
+
+@pytest.mark.parametrize(
+    ("short", "letters"),
+    [("P3O", "PPPO"), ("A2C", "AAC"), ("Q2L", "QQL"), ("GPT4", "GPT4"), ("YOLOv8", "YOLOv8"),
+     ("3D", "3D"), ("seq2seq", "seq2seq"), ("LLM", "LLM")],
+)
+def test_spelled_counts_a_digit_between_letters(short: str, letters: str) -> None:
+    assert spelled(short) == letters
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A digit in the short form counts the words of its letter.
+        ("we propose Tiny Token Tree Quantization (T3Q), a simple",
+         [("T3Q", "Tiny Token Tree Quantization")]),
+        ("we design Balanced Batch Boosting (B3), a scheme", []),  # a trailing digit: no count
+        # "long form or SF": capitalised words or initials that spell it.
+        ("our method --- Sparse Kernel Regression or SKR. In SKR, we",
+         [("SKR", "Sparse Kernel Regression")]),
+        ("we use gaussian process regression or GPR for it",
+         [("GPR", "gaussian process regression")]),
+        ("we compare graph networks or GCNs and transformers", []),
+        ("trained with plain momentum or Adam on images", []),
+    ],
+    ids=["count", "version-digit", "or-capitalised", "or-initials", "or-alternative",
+         "or-optimiser"],
+)
+def test_definitions_with_counts_and_or(nlp: Language, text: str, expected: list) -> None:
+    assert definitions(nlp, text) == expected

@@ -42,7 +42,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kg.extract.acronyms import is_short_form, short_key
+from kg.extract.acronyms import is_short_form, short_key, spelled
 from kg.normalize import norm_key
 from kg.types import Extraction, Mention, Paper
 
@@ -77,18 +77,24 @@ def title_definition(title: str | None) -> tuple[str, str] | None:
     >>> title_definition("CRAFT: Class Ranking Aware Fine-Tuning for Enhanced OOD Detection")
     ('CRAFT', 'Class Ranking Aware Fine-Tuning')
     >>> title_definition("GOLD: Generalized Knowledge Distillation via OOD-Guided Generation")
+    >>> title_definition("P3O: Pairwise Proximal Policy Optimization for Alignment")
+    ('P3O', 'Pairwise Proximal Policy Optimization')
     """
     head, colon, rest = (title or "").partition(":")
     short = head.strip()
     if not colon or not is_short_form(short):
         return None
-    letters = "".join(c for c in short.lower() if c.isalnum())
+    # As written ("RTM3D": Real-Time Monocular 3D), or a digit counting its letter ("P3O").
+    spellings = {"".join(c for c in form.lower() if c.isalnum())
+                 for form in (short, spelled(short))}
     words = rest.split()
-    for n in range(1, min(len(words), len(letters) + 3) + 1):
+    while words and words[0].lower() in {"a", "an", "the"}:
+        words = words[1:]  # "C2K: A Chinese Corpus ..." spells C2K from "Chinese Corpus"
+    for n in range(1, min(len(words), max(map(len, spellings)) + 3) + 1):
         prefix = words[:n]
         for parts in (prefix, [p for w in prefix for p in w.split("-") if p]):
-            spelled = "".join(w[0].lower() for w in parts if w.lower() not in _SKIPPED_WORDS)
-            if spelled == letters:
+            found = "".join(w[0].lower() for w in parts if w.lower() not in _SKIPPED_WORDS)
+            if found in spellings:
                 return short, " ".join(prefix).strip(",;.")
     return None
 

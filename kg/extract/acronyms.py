@@ -1,4 +1,5 @@
-"""Acronym definitions: "long form (SF)", "SF (long form)", "SF, the long form", "a.k.a.".
+"""Acronym definitions: "long form (SF)", "SF (long form)", "SF, the long form", "a.k.a.",
+"long form or SF" (every word's initial spelling it).
 
 The matching of a short form against candidate long-form words is the algorithm of
 Schwartz & Hearst (2003), "A simple algorithm for identifying abbreviation definitions in
@@ -39,8 +40,29 @@ def is_short_form(text: str) -> bool:
     return not (len(letters) > 1 and text.istitle() and text.isalpha() and len(text) > 5)
 
 
+def spelled(short: str) -> str:
+    """The letters a short form spells, a digit after a capital standing for that many of it
+    ("P3O" is three words in P and one in O, "A2C" two in A): the convention of names such as
+    A3C (Asynchronous Advantage Actor-Critic). Other short forms as they are.
+
+    >>> spelled("P3O"), spelled("A2C"), spelled("I3D"), spelled("3D"), spelled("GPT4")
+    ('PPPO', 'AAC', 'IIID', '3D', 'GPT4')
+    """
+    out = []
+    for i, ch in enumerate(short):
+        prev = short[i - 1] if i else ""
+        following = short[i + 1] if i + 1 < len(short) else ""
+        # Between letters only: a digit at the end is a version ("GPT4", "YOLOv8").
+        if ch in "23456789" and prev.isupper() and following.isalpha():
+            out.append(prev * (int(ch) - 1))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def find_best_long_form(short: str, long: str) -> str | None:
-    """The shortest suffix of `long` that `short` abbreviates (Schwartz & Hearst), or None.
+    """The shortest suffix of `long` that `short` abbreviates (Schwartz & Hearst), or None;
+    a short form with a letter count in it ("P3O") is also tried as the letters it spells.
 
     >>> find_best_long_form("LQCA", "the Long Question Coreference Adaptation")
     'Long Question Coreference Adaptation'
@@ -52,7 +74,17 @@ def find_best_long_form(short: str, long: str) -> str | None:
     'JEPA Embedding Distance'
     >>> find_best_long_form("KV", "the cache size") is None
     True
+    >>> find_best_long_form("P3O", "we propose Pairwise Proximal Policy Optimization")
+    'Pairwise Proximal Policy Optimization'
     """
+    found = _schwartz_hearst(short, long)
+    letters = spelled(short)
+    if found is None and letters != short:
+        found = _schwartz_hearst(letters, long)
+    return found
+
+
+def _schwartz_hearst(short: str, long: str) -> str | None:
     s_index = len(short) - 1
     l_index = len(long) - 1
     while s_index >= 0:
@@ -189,6 +221,21 @@ def _long_span_after(doc: Doc, open_: int, close: int, short: str) -> Span | Non
     return inner
 
 
+def _initials_span_before(doc: Doc, end: int, short: str) -> Span | None:
+    """The long form before `doc[end]` of "long form or SF": "or" mostly joins two different
+    things ("GANs or VAEs"), so the words must be capitalised as a name is or their
+    initials spell `short` (function words skipped)."""
+    letters = spelled(_strip_plural(short))
+    long = _long_span_before(doc, end, letters) if end > 0 else None
+    if long is None:
+        return None
+    words = [t.text for t in long if t.is_alpha and t.lower_ not in _SKIPPED]
+    if _initials_long_form(letters, long.text) == long.text or (
+            len(words) > 1 and all(w[:1].isupper() for w in words)):
+        return long
+    return None
+
+
 def find_definitions(doc: Doc) -> list[Definition]:
     """Every acronym definition in `doc`, in text order."""
     found: list[Definition] = []
@@ -214,6 +261,13 @@ def find_definitions(doc: Doc) -> list[Definition]:
                         found.append(Definition(doc[i - 1 : i], long))
                         i = close + 1
                         continue
+        elif token.lower_ == "or" and 0 < i < n - 1 and is_short_form(doc[i + 1].text):
+            # "Augmented Angular Loss Incremental Classification or ALICE"
+            long = _initials_span_before(doc, i - (doc[i - 1].text == ","), doc[i + 1].text)
+            if long is not None and not _is_evaluative(long):
+                found.append(Definition(doc[i + 1 : i + 2], long))
+                i += 2
+                continue
         elif token.text == "," and 0 < i < n - 2 and is_short_form(doc[i - 1].text):
             # "JEDi, the JEPA Embedding Distance" / "SAM, a.k.a. Segment Anything"
             j = i + 1
