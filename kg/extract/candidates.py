@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from spacy.tokens import Doc, Span, Token
 
@@ -276,6 +276,10 @@ def collect(
         if ident in seen or term.end <= term.start:
             continue
         seen.add(ident)
+        if term.kind not in {"acronym", "title"} and used_as_verb(tokens, term.start, term.end):
+            if " " in term.label:
+                continue  # "our scheme fine-tunes a model": no phrase ends in a verb
+            term = replace(term, label=gerund(term.label, tokens[term.end - 1].tag_))
         span = doc[term.start : term.end]
         root = span.root
         cues: list[tuple[ConceptType, float]] = []
@@ -333,6 +337,42 @@ def collect(
 
 
 _AUTHOR_WORDS = frozenset({"we", "our", "us"})
+# What follows a verb and never a noun phrase's last word: its object's first word.
+_OBJECT_START = frozenset("the a an this these those its their our it them".split())
+_SUBJECT = frozenset("we they i you".split())
+
+
+def used_as_verb(tokens: Sequence[Token], start: int, end: int) -> bool:
+    """Whether the words `tokens[start:end]` end in a verb the parser took for a noun ("we
+    fine-tune the model": the tokenizer splits "fine-tune", and "tune" is parsed as a noun):
+    a subject pronoun or a modal before them (adverbs skipped: "we then fine-tune"), or an
+    object's first word right after ("to fine-tune the model", "fine-tunes it"). A gerund
+    or participle ("fine-tuning the model", "pre-trained the") is left alone: "fine-tuning"
+    is the concept's own name."""
+    last = tokens[end - 1].lower_
+    if last.endswith(("ing", "ed")) or not last.isalpha():
+        return False
+    if end < len(tokens) and tokens[end].lower_ in _OBJECT_START:
+        return True
+    before = start - 1
+    while before >= 0 and tokens[before].pos_ == "ADV":
+        before -= 1
+    return before >= 0 and (tokens[before].lower_ in _SUBJECT or tokens[before].tag_ == "MD")
+
+
+def gerund(label: str, tag: str = "") -> str:
+    """The activity noun of a verb ("fine-tune", "fine-tunes" with tag NNS/VBZ ->
+    "fine-tuning"; "pre-train" -> "pre-training").
+
+    >>> gerund("fine-tune"), gerund("Fine-tunes", "VBZ"), gerund("pre-train"), gerund("see")
+    ('fine-tuning', 'Fine-tuning', 'pre-training', 'seeing')
+    """
+    base = label[:-1] if tag in {"NNS", "VBZ"} and label.endswith("s") else label
+    if base.endswith("ie"):
+        return base[:-2] + "ying"
+    if base.endswith("e") and not base.endswith("ee"):
+        return base[:-1] + "ing"
+    return base + "ing"
 
 
 def _governing_verb(root: Token) -> str:
