@@ -13,7 +13,9 @@ A paper introduces a concept when (rule names as recorded in the graph):
 - `vocabulary-origin`: the vocabulary records it as the concept's introducing paper (same
   title or arXiv id, `kg.vocab.origins`; the preferred label or a long form is the method's
   name, not a short form alone), and it is not more than `PREPRINT_YEARS` later than the
-  corpus's first use (a corpus can cite a preprint);
+  corpus's first use (a corpus can cite a preprint) — and the vocabulary records one work
+  for the name: a name it records for two ("differentiable neural architecture search": DARTS
+  and FBNet) is a family of methods neither introduced (`one_work`);
 - `naming-cue`: a sentence names it: "called/named/dubbed/termed X" where the paper is the one
   naming — the words before the cue have the paper as the agent of a verb of making ("we
   propose a model for continual learning, called X") or offer something new ("a novel
@@ -46,6 +48,11 @@ inside an abstract's sentences are all lower case — "fine-tuning", "training-f
 case: "named entity extraction" is no naming); a title about it ("Citation: ...") or "a novel
 training-free framework" offers a new one of a kind, not the kind itself.
 
+A concept more than `MAX_ORIGINS` papers link to, which a paper writes only in lower-case
+words ("a novel framework called hierarchical federated learning (H-FL)"), is the term the
+other papers use: a naming cue, or a title starting with the paper's abbreviation of it
+("H-FL: A Hierarchical ..."), names the paper's version of it, not the term.
+
 An origin comes first: of a concept more than `MAX_ORIGINS` papers link to, a paper published
 after the first year in which a paper of the corpus links to it is not its origin (a 2024
 "ChatGPT: ..." title is about ChatGPT; the corpus used it in 2023). And whatever the number of
@@ -65,7 +72,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from kg.types import CanonDecision, Concept, Field, Link, Mention, Paper, Role
-from kg.vocab.origins import Origin, Origins
+from kg.vocab.origins import Origin, Origins, title_key
 
 MAX_ORIGINS = 2
 # A paper appears within this many years of its preprint: over the 262 paperlists papers that
@@ -115,7 +122,8 @@ def introduction(paper: Paper, link: Link, concept: Concept) -> str | None:
             return TITLE_NAME
         if name_shaped(head.strip()) and _leads(rest.strip().casefold(), folded):
             return TITLE_NAME  # "NLNL: Negative Learning for Noisy Labels"
-    if any(origin.is_paper(paper.title, paper.arxiv_id) for origin in vocabulary_origins(concept)):
+    found = vocabulary_origins(concept)
+    if one_work(found) and any(origin.is_paper(paper.title, paper.arxiv_id) for origin in found):
         return VOCABULARY
     for mention in link.mentions:
         if mention.span.field is Field.KEYWORDS:
@@ -269,7 +277,8 @@ def origin_roles(
             paper = papers[link.paper_id]
             found = recorded.get(key, ())
             rule = introduction(paper, link, concepts[key])
-            if (any(origin.is_paper(paper.title, paper.arxiv_id) for origin in found)
+            if (one_work(found) and any(origin.is_paper(paper.title, paper.arxiv_id)
+                                        for origin in found)
                     and (paper.year or 0) <= first_year.get(key, paper.year or 0) + PREPRINT_YEARS):
                 rule = VOCABULARY  # the paper the vocabulary names, not long after a first use
             elif _recorded_before(found, paper.year):
@@ -279,6 +288,10 @@ def origin_roles(
                 rule = rule or KEPT  # one paper, or two a coined name: nothing cuts it
             elif key in common and not (rule == NAMING_CUE and _written_as_name(link)):
                 rule = None
+            elif (key in crowded and _named_in_lower_case(link) and (
+                    rule == NAMING_CUE
+                    or (rule == TITLE_NAME and _title_names_short(paper, link)))):
+                rule = None  # "H-FL: ..., a framework called hierarchical federated learning"
             elif rule is not None and (paper.year or 0) > first_year.get(key, paper.year or 0):
                 rule = None  # the corpus used it before this paper
             elif rule == NOVEL_INSTANCE and key in crowded:
@@ -295,6 +308,20 @@ def origin_roles(
         for key in sorted(kept) if proposers[key] > len(kept[key])
     ]
     return out, decisions
+
+
+def one_work(origins: tuple[Origin, ...]) -> bool:
+    """Whether the vocabulary's introducing papers of a name are one work: a name it records
+    for two different works ("differentiable neural architecture search": DARTS and FBNet) is
+    a family of methods, which neither introduced.
+
+    >>> a = Origin("pwc/a", "DARTS: Differentiable Architecture Search", None, 2018)
+    >>> b = Origin("pwc/b", "FBNet: Hardware-Aware ConvNet Design", None, 2018)
+    >>> c = Origin("pwc/c", "FBNet: hardware-aware  ConvNet design", None, 2018)
+    >>> one_work((a,)), one_work((a, b)), one_work((b, c)), one_work(())
+    (True, False, True, False)
+    """
+    return len({title_key(o.title) for o in origins}) == 1
 
 
 def _recorded_before(origins: tuple[Origin, ...], year: int | None) -> bool:
@@ -327,6 +354,40 @@ def _written_as_name(link: Link) -> bool:
     title or a sentence start capitalises it)."""
     return any(m.span.field is Field.ABSTRACT and m.span.start != m.sentence.start
                and m.text != m.text.lower() for m in link.mentions)
+
+
+def _named_in_lower_case(link: Link) -> bool:
+    """The paper writes the concept's name only in lower-case words inside its abstract's
+    sentences, one of them a phrase ("a novel framework called hierarchical federated learning
+    (H-FL)"): a description, the term other papers use, not a coined name. Its abbreviations
+    (upper case by nature) and sentence-initial words say nothing of that.
+
+    >>> from kg.types import ConceptType, Span
+    >>> def at(text, start=9, long=None):
+    ...     return Mention(text, text, Span(Field.ABSTRACT, start, start + len(text)),
+    ...                    Span(Field.ABSTRACT, 0, 99), ConceptType.METHOD, Role.USES, "rules",
+    ...                    long)
+    >>> def link(*mentions):
+    ...     return Link("p", "k", Role.PROPOSES, mentions)
+    >>> lower = _named_in_lower_case
+    >>> lower(link(at("tiered edge learning"), at("TEL", 40, "tiered edge learning")))
+    True
+    >>> lower(link(at("Tiered Edge Learning"))), lower(link(at("tel")))
+    (False, False)
+    """
+    written = [m.text for m in link.mentions if m.span.field is Field.ABSTRACT
+               and m.span.start != m.sentence.start and m.long_form is None]
+    return (bool(written) and all(t == t.lower() for t in written)
+            and any(" " in t.strip() for t in written))
+
+
+def _title_names_short(paper: Paper, link: Link) -> bool:
+    """The title starts with the paper's abbreviation of the concept and a colon ("H-FL: A
+    Hierarchical ..."), not with the concept's name ("CosFace: Large Margin Cosine Loss")."""
+    head, colon, _ = (paper.title or "").partition(":")
+    short = head.strip().casefold()
+    return bool(colon) and any(m.long_form is not None and m.text.casefold() == short
+                               for m in link.mentions)
 
 
 def _note(linked: int, proposers: int, kept: int, common: bool,
