@@ -34,6 +34,11 @@ action-detection "ReAct"). Each work that keeps papers apart, or shares the name
 work, moves to a node of its own, keyed by the name and the work's first paper id; the others
 keep their key.
 
+A paper that writes the name only with a final lower-case "s" the introducing works never
+write ("AdaBins" beside "AdaBin: Improving Binary Neural Networks"), where some work names
+itself so before a title's colon (of the corpus, or an introducing paper the vocabulary
+records: "AdaBins: Depth Estimation using Adaptive Bins"), writes another name: its own node.
+
 The work that introduces a name also says what it is (`stated_types`): "ALOHa: A New Measure
 for Hallucination ...", "GPQA: A Graduate-Level Google-Proof Q&A Benchmark", "a new multi-hop QA
 dataset, called 2WikiMultiHopQA". The head noun of that description — the last word before
@@ -50,13 +55,14 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from kg.canon.concepts import Canonical
 from kg.canon.origin import NAMING_CUE, TITLE_NAME, common_noun, introduction, name_shaped
 from kg.normalize import norm_text
 from kg.types import CanonDecision, Concept, ConceptType, Link, Mention, Paper, Role
+from kg.vocab.origins import Origins
 
 RULE = "name-sense"
 TYPE_RULE = "introduced-as"
@@ -102,7 +108,9 @@ def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Canon
         chance = sum(idf[w] * (1 - (1 - with_word[w] / n) ** papers_in_profile) for w in own)
         return sum(idf[w] for w in own & profile) - chance
 
+    named = title_names(papers.values())
     moves: dict[tuple[str, str], str | None] = {}
+    renamed: dict[str, list[str]] = defaultdict(list)  # key of a name's "s" form -> papers
     decisions: list[CanonDecision] = []
     for key in sorted(by_key):
         links = by_key[key]
@@ -135,8 +143,14 @@ def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Canon
                   for m in link.mentions if name_shaped(m.text)}
         apart: list[str] = []
         fit = 0
+        label = canonical.concepts[key].pref_label
         for link in links:
             if link.paper_id in introducers:
+                continue
+            other = _other_name(link, shapes, named)
+            if other is not None:  # "AdaBins" beside the work's "AdaBin": a name of its own
+                moves[link.paper_id, key] = other
+                renamed[other].append(link.paper_id)
                 continue
             if _unshaped(link, shapes):
                 apart.append(link.paper_id)  # "Prune" in a title is not the name "PRUNE"
@@ -154,7 +168,6 @@ def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Canon
                 apart.append(link.paper_id)
         if len(senses) == 1 and (not apart or fit / (fit + len(apart) + 1) > 0.5):
             continue  # the one work is what most of the name's uses mean: the name is its
-        label = canonical.concepts[key].pref_label
         for sense, ids in sorted(members.items()):
             moves.update({(pid, key): sense for pid in ids})
             work = papers[min(senses[sense])]
@@ -168,8 +181,51 @@ def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Canon
                 key, RULE, tuple(sorted(senses)), len(apart),
                 f"uses of {label!r} whose papers share no concept with the work(s) introducing "
                 "it (nodes listed as variants), or fit two equally: kept apart from them"))
+    decisions += [CanonDecision(
+        other, RULE, (other,), len(ids),
+        "written with a final 's' the work introducing the name without it never writes: "
+        "a name of its own (a lower-case 's' ends a coined name as often as a plural)")
+        for other, ids in sorted(renamed.items())]
     canonical.rekey({}, moves)
     return decisions
+
+
+def _other_name(link: Link, shapes: set[str], named: set[str]) -> str | None:
+    """The key of the name a paper writes when it writes a coined name only with a final
+    lower-case 's' after a lower-case letter that the introducing works (their name-shaped
+    forms: `shapes`) never write, and a work names itself so (`named`, `title_names`):
+    "AdaBins" beside "AdaBin" is a name of its own, "ShuffleNets" beside "ShuffleNet" a plural
+    ("NeRFs", an 's' after a capital, is a plural by convention: `kg.extract.acronyms.
+    short_key`). None when the paper writes it otherwise too.
+
+    >>> from kg.types import ConceptType, Field, Span
+    >>> def link(*texts):
+    ...     return Link("p", "k", Role.USES, tuple(Mention(t, t, Span(Field.ABSTRACT, 0, 9),
+    ...         Span(Field.ABSTRACT, 0, 9), ConceptType.METHOD, Role.USES, "rules") for t in texts))
+    >>> named = {"gridbins", "grbns"}
+    >>> _other_name(link("GridBins"), {"gridbin"}, named)
+    'gridbins'
+    >>> _other_name(link("GridBins", "GridBin"), {"gridbin"}, named)
+    >>> _other_name(link("GridBins"), {"gridbin", "gridbins"}, named)
+    >>> _other_name(link("GridNets"), {"gridnet"}, named)
+    >>> _other_name(link("GRBNs"), {"grbn"}, named)
+    """
+    texts = [m.text for m in link.mentions]
+    if texts and all(len(t) > 2 and t.endswith("s") and t[-2].islower()
+                     and t.casefold() not in shapes and t[:-1].casefold() in shapes
+                     and t.casefold() in named for t in texts):
+        return norm_text(texts[0])
+    return None
+
+
+def title_names(papers: Iterable[Paper]) -> set[str]:
+    """The names works give themselves before a title's colon ("AdaBins" of "AdaBins: Depth
+    Estimation using Adaptive Bins"), case-folded: those of the corpus's papers and of the
+    introducing papers the vocabulary records (`kg.vocab.origins`)."""
+    titles = [p.title or "" for p in papers]
+    titles += [o.title for found in Origins.load().by_key.values() for o in found]
+    return {head.strip().casefold() for title in titles
+            for head, colon, _ in [title.partition(":")] if colon and head.strip()}
 
 
 def _words(key: str) -> set[str]:
