@@ -14,6 +14,7 @@ from kg.canon.origin import (
     TITLE_NAME,
     VOCABULARY,
     introduction,
+    one_work,
     vocabulary_origins,
 )
 from kg.types import (
@@ -146,3 +147,48 @@ def test_a_short_form_a_paper_names_itself_joins_no_other_papers_sense():
     assert nodes == {"def": "quick sort dense", "use": "quick sort dense",
                      "mesh": "qsd", "ood": "qsd"}
 
+
+
+def test_a_crowded_term_a_paper_names_in_lower_case_is_not_its_origin():
+    """Three papers link to "tiered edge learning"; the first 'proposes a novel framework
+    called tiered edge learning (T-EL)' under the title 'T-EL: ...' — a description in lower
+    case, the term the others use — and keeps no origin; a paper that writes the name as a
+    name ('called Tiered Edge Learning') does."""
+    def corpus(first_text: str) -> dict[str, Role]:
+        first = Paper("first", first_text, title="T-EL: A Framework for Edge Devices", year=2020)
+        users = [Paper(f"u{i}", "We study Tiered Edge Learning on phones.", title=f"Edge {i}",
+                       year=2022) for i in range(2)]
+        def written(p: Paper) -> str:
+            start = p.text(Field.ABSTRACT).lower().index("tiered edge learning")
+            return p.text(Field.ABSTRACT)[start: start + len("tiered edge learning")]
+
+        extractions = {p.id: Extraction(p.id, mentions=(mention(
+            p, written(p), Role.PROPOSES if p.id == "first" else Role.USES),))
+            for p in [first, *users]}
+        found = canonical_corpus([first, *users], extractions).canonical
+        return {link.paper_id: link.role for link in found.links}
+
+    lower = corpus("We propose a novel framework called tiered edge learning for phones.")
+    assert lower["first"] is Role.USES
+    named = corpus("We propose a novel framework called Tiered Edge Learning for phones.")
+    assert named["first"] is Role.PROPOSES
+
+
+def test_a_name_the_vocabulary_records_for_two_works_has_no_vocabulary_origin():
+    """The vocabulary records 'dynamic convolution' for two different 2019 papers: a family of
+    methods. A paper with one of those titles, 'proposing' it among papers that use it, is not
+    its origin by that record alone; Barlow Twins, one work's, keeps its record."""
+    assert not one_work(vocabulary_origins(Concept("dynamic convolution", "dynamic convolution",
+                                                   METHOD)))
+    assert one_work(vocabulary_origins(Concept("barlow twin", "Barlow Twins", METHOD)))
+    first = Paper("dc", "We use dynamic convolution in a light model.", year=2019,
+                  title="Pay Less Attention with Lightweight and Dynamic Convolutions")
+    users = [Paper(f"u{i}", "We use Dynamic Convolution.", title="Light", year=2021)
+             for i in range(2)]
+    def written(p: Paper) -> str:
+        return "dynamic convolution" if p.id == "dc" else "Dynamic Convolution"
+
+    extractions = {p.id: Extraction(p.id, mentions=(mention(
+        p, written(p), Role.PROPOSES if p.id == "dc" else Role.USES),)) for p in [first, *users]}
+    found = canonical_corpus([first, *users], extractions).canonical
+    assert {link.paper_id: link.role for link in found.links}["dc"] is Role.USES

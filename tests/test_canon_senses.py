@@ -580,3 +580,33 @@ def test_a_later_work_reusing_a_name_does_not_retype_it():
     result = canonical_corpus(list(papers.values()), extractions)
     assert result.canonical.concepts["mox"].ctype is METHOD
     assert not [d for d in result.decisions if d.rule == "introduced-as"]
+
+
+def test_a_name_with_a_final_s_a_work_names_itself_is_not_the_singular_name():
+    """'GridBin: Binary Networks' introduces GridBin; two depth papers write only 'GridBins',
+    the name a work gives itself in its title ('GridBins: Depth with Bins', not in this
+    corpus: a vocabulary record would do too), and share a concept with GridBin's paper: they
+    are a node of their own, not GridBin's users. A paper writing 'ZorpNets' beside the
+    'ZorpNet' work, a plural no work is named, stays on ZorpNet."""
+    papers = {
+        "g": _about("g", "GridBin: Binary Networks", "We propose GridBin.", "network"),
+        "d1": _about("d1", "Local Depth", "We extend GridBins.", "network", "depth"),
+        "d2": _about("d2", "GridBins: Depth with Bins", "A study of bins.", "network"),
+        "z": _about("z", "ZorpNet: Fast Nets", "We propose ZorpNet.", "network"),
+        "z1": _about("z1", "Mobile", "We compare ZorpNets.", "network"),
+    }
+    others = dict.fromkeys(papers, ("network",)) | {"d1": ("network", "depth")}
+    roles = {"g": Role.PROPOSES, "z": Role.PROPOSES}
+    found = _named({k: papers[k] for k in ("g", "d1")}, "GridBin", roles, others)
+    found |= _named({"z": papers["z"]}, "ZorpNet", roles, others)
+    found |= _named({"z1": papers["z1"]}, "ZorpNets", roles, others)
+    found |= _named({"d2": papers["d2"]}, "network", {}, {})
+    text = papers["d1"].abstract
+    found["d1"] = replace(found["d1"], mentions=(m("GridBins", text.index("GridBins"),
+                                                   sentence=(0, len(text))),
+                                                 *found["d1"].mentions[1:]))
+    result = canonical_corpus(list(papers.values()), found)
+    nodes = {link.paper_id: link.concept_key for link in result.canonical.links
+             if link.concept_key.startswith(("gridbin", "zorpnet"))}
+    assert nodes == {"g": "gridbin", "d1": "gridbins", "z": "zorpnet", "z1": "zorpnet"}
+    assert result.canonical.concepts["gridbins"].pref_label == "GridBins"
