@@ -276,7 +276,9 @@ def collect(
         if ident in seen or term.end <= term.start:
             continue
         seen.add(ident)
-        if term.kind not in {"acronym", "title"} and used_as_verb(tokens, term.start, term.end):
+        verb = term.kind not in {"acronym", "title"} and used_as_verb(
+            tokens, term.start, term.end)
+        if verb:
             if " " in term.label:
                 continue  # "our scheme fine-tunes a model": no phrase ends in a verb
             term = replace(term, label=gerund(term.label, tokens[term.end - 1].tag_))
@@ -290,7 +292,8 @@ def collect(
                     _name_shape_cue(term)):
             if cue is not None:
                 cues.append(cue)
-        role = _role_of(span, roles)
+        # "we fine-tune the model": the authors do the activity, they do not offer it.
+        role = Role.USES if verb else _role_of(span, roles)
         if term.kind == "name" and role is Role.EVALUATES_ON:
             cues.append((ConceptType.DATASET, 1.0))  # "… on ProcessBench": a benchmark
         s = sentences[sent_of[term.start]]
