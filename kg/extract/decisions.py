@@ -75,7 +75,7 @@ class DecisionThresholds:
     # this size and the longer span wins within one step ("graph neural network" at 0.78
     # over the "graph neural" inside it at 0.83). Probability alone let a likelier piece
     # cut the whole; length alone (the rules' order) let any wider span win. One value was
-    # measured (/work/notes/learned5.md): must-recall +0.017 ± 0.003 over 3 dealings.
+    # measured (CHANGELOG.md): must-recall +0.017 ± 0.003 over 3 dealings.
     overlap_step: float = 0.2
 
 

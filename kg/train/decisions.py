@@ -46,24 +46,24 @@ PARAMS: dict[str, Any] = {
 MUST_WEIGHT = 2.0  # a `must` concept counts twice an `ok` one when learning acceptance
 # Acceptance in two stages (`train(stack=...)`) is off: its cross-validated gain did not
 # hold up (must-recall 0.852 -> 0.874 in one configuration, 0.854 with type accuracy
-# -0.010 in the next; /work/notes/learned.md, session 19). `cv_eval.py --ablation` has a row.
+# -0.010 in the next; CHANGELOG.md). `cv_eval.py --ablation` has a row.
 SECOND_STAGE = False
 # The learners whose mean probability decides `proposes`: trees alone rank the few hundred
-# contributions worse than with a linear model beside them (/work/notes/learned2.md).
+# contributions worse than with a linear model beside them (CHANGELOG.md).
 PROPOSES_LEARNERS: tuple[str, ...] = ("trees", "linear")
 # The regularisation strengths the linear model chooses among (`STACK_FOLDS` inner grouped
 # folds, average precision).
 LINEAR_CS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3)
 # Features only the type models read: how other abstracts name a phrase's kind says what it
 # is, not whether this paper has it or proposes it (fed to acceptance as well, must-recall
-# fell by 0.013 on one dealing of three; /work/notes/learned4.md).
+# fell by 0.013 on one dealing of three; CHANGELOG.md).
 TYPE_ONLY: frozenset[str] = frozenset(FEATURE_GROUPS["type_nouns"])
 # The proposes cuts training chooses among (`_proposes_cut`).
 PROPOSES_CUTS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 # Learn `proposes` with the groups of one (paper, gold concept) sharing one unit of weight
 # (`concept_weights`): `kg eval` counts a contribution once however many ways the paper
 # writes it. Paired over 3 dealings: proposes R +0.018 ± 0.030, P +0.003 ± 0.014, the other
-# figures unchanged (the type models weighted so too: type -0.002; /work/notes/learned5.md).
+# figures unchanged (the type models weighted so too: type -0.002; CHANGELOG.md).
 PROPOSES_BY_CONCEPT = True
 
 
