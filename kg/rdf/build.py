@@ -12,7 +12,6 @@ import logging
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from pyoxigraph import Literal, NamedNode, Triple
@@ -28,7 +27,7 @@ from kg.rdf.links import add_vocabulary_links
 from kg.rdf.ontology import ontology_triples
 from kg.rdf.relations import add_relation_triples
 from kg.rdf.urls import is_code_host, web_iri
-from kg.types import Concept, Corpus, Field, Mention, Paper, Role, Span
+from kg.types import Concept, Corpus, Field, Link, Mention, Paper, Role, Span
 
 logger = logging.getLogger(__name__)
 
@@ -76,15 +75,6 @@ def _collector_paused() -> Iterator[None]:
             gc.enable()
 
 
-@dataclass(slots=True)
-class _MergedLink:
-    """All links of one (paper, concept) pair: the strongest role and every mention."""
-
-    role: Role
-    mentions: list[Mention] = field(default_factory=list)
-
-
-
 def _const(node: NamedNode) -> tuple[NamedNode, str]:
     return node, node.value
 
@@ -127,9 +117,10 @@ class _GraphBuilder:
                     record=paper.record,
                 ) from exc
         paper_count: dict[str, int] = defaultdict(int)
-        for (key, concept_key), link in links.items():
-            paper_count[concept_key] += 1
-            self._link(key, concept_key, link)
+        for key, paper_links in links.items():
+            for link in paper_links:
+                paper_count[link.concept_key] += 1
+                self._link(key, link)
         self._concept_scheme()
         for concept_key, concept in self.corpus.concepts.items():
             try:
@@ -161,9 +152,12 @@ class _GraphBuilder:
             papers[key] = paper
         return papers
 
-    def _merge_links(self) -> dict[tuple[str, str], _MergedLink]:
-        """Links by (paper key, concept key), duplicates merged (strongest role wins)."""
-        merged: dict[tuple[str, str], _MergedLink] = {}
+    def _merge_links(self) -> dict[str, list[Link]]:
+        """Each paper's links by paper key, one per concept in the order the corpus first links
+        it: the corpus's own `Link`s, not copies (issue 14: the writer holds them all until the
+        last paper's evidence is written); a pair linked twice is one `Link` (the strongest
+        role, every mention)."""
+        by_paper: dict[str, list[Link]] = {}
         for link in self.corpus.links:
             if link.paper_id not in self.papers:
                 raise KGError(
@@ -175,14 +169,15 @@ class _GraphBuilder:
                     f"paper {link.paper_id!r} links to concept {link.concept_key!r}, which is "
                     "not in corpus.concepts: canonicalisation must add every linked concept"
                 )
-            pair = (link.paper_id, link.concept_key)
-            entry = merged.get(pair)
-            if entry is None:
-                entry = merged[pair] = _MergedLink(link.role)
-            elif link.role.rank < entry.role.rank:
-                entry.role = link.role
-            entry.mentions.extend(link.mentions)
-        return merged
+            found = by_paper.get(link.paper_id)
+            if found is None:
+                by_paper[link.paper_id] = [link]
+            else:
+                found.append(link)
+        for key, paper_links in by_paper.items():
+            if len({link.concept_key for link in paper_links}) < len(paper_links):
+                by_paper[key] = _merged(paper_links)
+        return by_paper
 
     # -- papers ---------------------------------------------------------------------------
 
@@ -266,9 +261,9 @@ class _GraphBuilder:
 
     # -- links and concepts ---------------------------------------------------------------
 
-    def _link(self, key: str, concept_key: str, link: _MergedLink) -> None:
+    def _link(self, key: str, link: Link) -> None:
         s = self.paper_iri[key]
-        concept = self.concept_iri[concept_key]
+        concept = self.concept_iri[link.concept_key]
         obj = self.concept_node[concept]
         self.out.add(s, t.KG_MENTIONS, obj, concept)
         if link.role is not Role.MENTIONS:
@@ -300,29 +295,30 @@ class _GraphBuilder:
 
     # -- evidence -------------------------------------------------------------------------
 
-    def _evidence(self, links: dict[tuple[str, str], _MergedLink]) -> None:
+    def _evidence(self, links: dict[str, list[Link]]) -> None:
         """Each paper's evidence and sentence nodes (the bulk of the graph) as one lazy range
         of the buffer: made from the paper's merged links only when the writer reaches the
         paper's IRI, so they are never all held at once."""
-        by_paper: dict[str, list[tuple[str, _MergedLink]]] = defaultdict(list)
         names: set[str] = set()
-        for (key, concept_key), link in links.items():
-            by_paper[key].append((concept_key, link))
+        for key, paper_links in links.items():
             paper = self.papers[key]
-            names.update(m.extractor for m in link.mentions if not _mention_problem(paper, m))
+            for link in paper_links:
+                names.update(m.extractor for m in link.mentions
+                             if not _mention_problem(paper, m))
         for name in sorted(names):  # the extractors' own triples now, with the other subjects
             self._extractor(name)
-        for key, paper_links in by_paper.items():
+        for key, paper_links in links.items():
             self.out.add_lazy_range(self.paper_iri[key] + "/", self._paper_evidence, key,
                                     paper_links)
 
     def _paper_evidence(
-        self, key: str, links: list[tuple[str, _MergedLink]]
+        self, key: str, links: list[Link]
     ) -> list[tuple[str, Block]]:
         """One paper's evidence nodes, one per span and concept, and their sentences' nodes."""
         paper = self.papers[key]
         claims: dict[Span, dict[str, list[Mention]]] = defaultdict(dict)
-        for concept_key, link in links:
+        for link in links:
+            concept_key = link.concept_key
             for mention in link.mentions:
                 problem = _mention_problem(paper, mention)
                 if problem:
@@ -391,6 +387,21 @@ class _GraphBuilder:
             add(iri, t.RDFS_LABEL, *t.str_term(f"paperkg {name}"))
             add(iri, t.SCHEMA_SOFTWARE_VERSION, *t.str_term(__version__))
         return agent
+
+
+def _merged(links: list[Link]) -> list[Link]:
+    """One link per concept, where it first appears: the strongest role (the first of equal
+    ones) and the mentions of every link of the pair, in order."""
+    merged: dict[str, Link] = {}
+    for link in links:
+        old = merged.get(link.concept_key)
+        if old is None:
+            merged[link.concept_key] = link
+        else:
+            role = link.role if link.role.rank < old.role.rank else old.role
+            merged[link.concept_key] = Link(old.paper_id, old.concept_key, role,
+                                            old.mentions + link.mentions)
+    return list(merged.values())
 
 
 def _evidence_block(
