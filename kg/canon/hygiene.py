@@ -58,16 +58,17 @@ def reject(
     concepts: Mapping[str, Concept], links: Iterable[Link], papers: Mapping[str, Paper]
 ) -> dict[str, str]:
     """Concept key -> the rule that rejects it, for every node that is not a concept."""
-    mentions: dict[str, list[tuple[str, Mention]]] = defaultdict(list)
-    linked: Counter[str] = Counter()
+    # Links by key and by paper, not a (paper, mention) pair and a span tuple per mention
+    # (issue 14: those took ~3 KB a paper at once); each key's pairs are made in turn.
+    by_key: dict[str, list[Link]] = defaultdict(list)
+    by_paper: dict[str, list[Link]] = defaultdict(list)
     for link in links:
-        linked[link.concept_key] += 1
-        mentions[link.concept_key].extend((link.paper_id, m) for m in link.mentions)
-    spans = _spans_by_paper(mentions)
+        by_key[link.concept_key].append(link)
+        by_paper[link.paper_id].append(link)
     out: dict[str, str] = {}
     common: list[str] = []
     for key, concept in concepts.items():
-        found = mentions.get(key, [])
+        found = [(link.paper_id, m) for link in by_key.get(key, ()) for m in link.mentions]
         in_title = any(m.span.field is Field.TITLE for _, m in found)
         if _QUANTITY.match(concept.pref_label.strip()):
             out[key] = QUANTITY
@@ -76,7 +77,7 @@ def reject(
         elif not in_title and _is_product(concept.pref_label):
             out[key] = PRODUCT
         elif not in_title and found and _fragment_shaped(concept.pref_label) and all(
-            _is_fragment(papers[pid], m, spans[pid]) for pid, m in found
+            _is_fragment(papers[pid], m, _spans(by_paper[pid])) for pid, m in found
         ):
             out[key] = FRAGMENT
         elif found and _position_capitalised(concept, found, papers):
@@ -84,7 +85,7 @@ def reject(
     if common:
         plain = _plain_text_papers({key for key in common}, papers.values())
         for key in common:
-            if plain[key] > linked[key]:
+            if plain[key] > len(by_key[key]):
                 out[key] = COMMON_WORD
     return out
 
@@ -103,14 +104,9 @@ def _fragment_shaped(label: str) -> bool:
         len(label) <= 3 and any(c.isdigit() for c in label))
 
 
-def _spans_by_paper(
-    mentions: Mapping[str, list[tuple[str, Mention]]],
-) -> dict[str, list[tuple[Field, int, int]]]:
-    spans: dict[str, list[tuple[Field, int, int]]] = defaultdict(list)
-    for found in mentions.values():
-        for pid, m in found:
-            spans[pid].append((m.span.field, m.span.start, m.span.end))
-    return spans
+def _spans(links: list[Link]) -> list[tuple[Field, int, int]]:
+    """The spans of every mention of one paper's links."""
+    return [(m.span.field, m.span.start, m.span.end) for link in links for m in link.mentions]
 
 
 def _is_fragment(paper: Paper, mention: Mention, spans: list[tuple[Field, int, int]]) -> bool:

@@ -57,6 +57,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
+from sys import intern
 
 from kg.canon.concepts import Canonical
 from kg.canon.origin import NAMING_CUE, TITLE_NAME, common_noun, introduction, name_shaped
@@ -95,10 +96,9 @@ def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Canon
     """Split every coined name between the works that introduce it and the uses that fit none
     (see module docstring); returns one decision per node a split made or kept."""
     by_key: dict[str, list[Link]] = defaultdict(list)
-    context: dict[str, set[str]] = defaultdict(set)
     for link in canonical.links:
         by_key[link.concept_key].append(link)
-        context[link.paper_id] |= _words(link.concept_key)
+    context = _paper_words(canonical.links)
     with_word = Counter(word for words in context.values() for word in words)
     n = len(context) + 1
     idf = {word: math.log(n / count) for word, count in with_word.items()}
@@ -127,7 +127,7 @@ def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Canon
         first = min((y for link in links if (y := papers[link.paper_id].year) is not None),
                     default=None)
         for ids in works:
-            own = set().union(*(context[pid] for pid in ids)) - name
+            own = set().union(*(context.get(pid, ()) for pid in ids)) - name
             year = min((y for pid in ids if (y := papers[pid].year) is not None), default=None)
             if (first is not None and year is not None and year > first and (
                     not senses or not own or any(excess(own, words, len(senses[s])) > 0
@@ -155,7 +155,7 @@ def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Canon
             if _unshaped(link, shapes):
                 apart.append(link.paper_id)  # "Prune" in a title is not the name "PRUNE"
                 continue
-            own = context[link.paper_id] - name
+            own = set(context.get(link.paper_id, ())) - name
             scores = sorted(((excess(own, profile[sense], len(senses[sense])), sense)
                              for sense in senses), key=lambda ss: (-ss[0], ss[1]))
             best, sense = scores[0]
@@ -226,6 +226,28 @@ def title_names(papers: Iterable[Paper]) -> set[str]:
     titles += [o.title for found in Origins.load().by_key.values() for o in found]
     return {head.strip().casefold() for title in titles
             for head, colon, _ in [title.partition(":")] if colon and head.strip()}
+
+
+def _paper_words(links: Iterable[Link]) -> dict[str, tuple[str, ...]]:
+    """Paper id -> the content words of the keys it links, each word one string for the
+    corpus: a tuple per paper, not a set (issue 14: a set of ~40 words takes ~2 KB, the tuple
+    ~0.4 KB; a build holds one per paper)."""
+    context: dict[str, tuple[str, ...]] = {}
+    paper: str | None = None
+    words: set[str] = set()
+
+    def close() -> None:
+        if paper is not None:
+            old = context.get(paper, ())
+            context[paper] = tuple(sorted(words.union(old))) if old else tuple(sorted(words))
+
+    for link in links:  # a paper's links are consecutive, by `Canonical.rekey`'s order
+        if link.paper_id != paper:
+            close()
+            paper, words = link.paper_id, set()
+        words.update(intern(w) for w in _words(link.concept_key))
+    close()
+    return context
 
 
 def _words(key: str) -> set[str]:
