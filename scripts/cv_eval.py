@@ -50,7 +50,7 @@ ABLATION = {
     "context (role patterns, verb, we/our)": ("context",),
     "contribution cues": ("contribution",),
     "position and background frequency": ("position", "background"),
-    "boundaries and shape": ("boundaries", "shape"),
+    "boundaries, overlapping candidates and shape": ("boundaries", "overlaps", "shape"),
     "annotated span types (SciERC, TDMSci)": ("annotated",),
     "background type nouns ('the X task', 'the X benchmark')": ("type_nouns",),
     "the rules' verdicts": ("rules",),

@@ -123,6 +123,22 @@ def test_type_only_features_feed_the_type_models_alone() -> None:
     assert [d.ctype for d in decided] == [ConceptType.METHOD, ConceptType.DATASET]
 
 
+def test_accept_only_features_feed_acceptance_alone() -> None:
+    names = ["count", "kind_name", "ov_outer_share"]
+    # kind_name says the type here, ov_outer_share whether it is a concept.
+    examples = [replace(e, features={**e.features, "ov_outer_share": float(not e.matched),
+                                     "kind_name": float(e.ctypes[:1] == (ConceptType.METHOD,))})
+                for e in _examples()]
+    model = train(examples, names)
+    assert model["accept"]["features"] == names
+    assert all(m["features"] == ["count", "kind_name"] for m in model["proposes"])
+    assert all(m["features"] == ["count", "kind_name"] for m in model["types"].values())
+    decided = DecisionModel.from_json(model).decide(
+        [{"count": 2.0, "kind_name": 1.0, "ov_outer_share": v} for v in (0.0, 1.0)])
+    assert decided[0].accept > 0.5 > decided[1].accept
+    assert decided[0].ctype is ConceptType.METHOD
+
+
 def _examples() -> list[Example]:
     rng = np.random.RandomState(1)
     out = []

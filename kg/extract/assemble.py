@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from kg.extract.background import phrase_count
 from kg.extract.candidates import FieldCandidates, GazetteerLookup, Occurrence
 from kg.extract.contribution import PaperText
 from kg.extract.decisions import (
@@ -34,6 +35,7 @@ from kg.extract.learned import (
     OccurrenceSpans,
     with_stack_features,
 )
+from kg.extract.overlaps import overlap_features
 from kg.extract.textfix import Repaired
 from kg.normalize import norm_key
 from kg.types import ConceptType, Field, Mention, Role, Span
@@ -159,7 +161,7 @@ def paper_features(
     paper = PaperText.of({pf.field: pf.repaired.text for pf in fields},
                          [e.count for e in cands.groups.values()
                           if e.kinds & {"acronym", "name"}], known)
-    return {
+    features = {
         key: group_features(entry, lookup, model_runs=model_runs,
                             proposal_sentences=cands.proposal_sentences,
                             proposed_keys=proposed_keys,
@@ -168,6 +170,9 @@ def paper_features(
                             reason=reasons[key], paper=paper)
         for key, entry in cands.groups.items()
     }
+    for key, extra in overlap_features(cands.groups, phrase_count).items():
+        features[key].update(extra)
+    return features
 
 
 def assemble_decided(

@@ -32,6 +32,7 @@ from kg.extract.decisions import (
     usable_for,
 )
 from kg.extract.lexicon import GENERIC_HEADS
+from kg.extract.overlaps import NAMES as OVERLAPS
 from kg.extract.roles import (
     ADDRESS_VERBS,
     COMPARE_VERBS,
@@ -94,6 +95,7 @@ def _names() -> dict[str, tuple[str, ...]]:
                        "bg_cohesion", "bg_head_cohesion", "gaz_first_word", "gaz_any_word"),
         "boundaries": ("premodifier", "next_noun", "prev_modifier", "inside_known",
                        "contains_known"),
+        "overlaps": OVERLAPS,
         "shape": ("alpha_share", "n_words", "n_chars", "inner_capital", "all_caps",
                   "initial_capital", "digit", "hyphen", "title_case", "has_long_form",
                   "has_short_form", "cited", "coordination"),

@@ -58,6 +58,10 @@ LINEAR_CS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3)
 # is, not whether this paper has it or proposes it (fed to acceptance as well, must-recall
 # fell by 0.013 on one dealing of three; CHANGELOG.md).
 TYPE_ONLY: frozenset[str] = frozenset(FEATURE_GROUPS["type_nouns"])
+# Features only acceptance reads: how a candidate compares with the candidates it nests in
+# or contains says where the concept's boundaries are, not what it is or whether the paper
+# introduces it (`kg.extract.overlaps`; CHANGELOG.md).
+ACCEPT_ONLY: frozenset[str] = frozenset(FEATURE_GROUPS["overlaps"])
 # The proposes cuts training chooses among (`_proposes_cut`).
 PROPOSES_CUTS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 # Learn `proposes` with the groups of one (paper, gold concept) sharing one unit of weight
@@ -239,21 +243,28 @@ def train(
     cut `_proposes_cut` chooses (`learn_cut`; else 0.5); `by_concept`: in learning
     `proposes` (and its regularisation and cut), the groups of one (paper, gold concept)
     share one unit of weight (`concept_weights`)."""
-    all_names = list(features)
-    x_all = np.asarray([[e.features.get(n, 0.0) for n in all_names] for e in examples],
-                       dtype=float)
-    # Acceptance and proposes read every feature but the type models' own (`TYPE_ONLY`).
-    shared = [i for i, n in enumerate(all_names) if n not in TYPE_ONLY]
-    names = [all_names[i] for i in shared]
-    x = x_all[:, shared]
+    given = list(features)
+    x_given = np.asarray([[e.features.get(n, 0.0) for n in given] for e in examples],
+                         dtype=float)
+
+    def columns(left_out: frozenset[str]) -> tuple[list[str], np.ndarray]:
+        kept = [i for i, n in enumerate(given) if n not in left_out]
+        return [given[i] for i in kept], x_given[:, kept]
+
+    # Acceptance reads every feature but the type models' own (`TYPE_ONLY`); the type
+    # models every feature but acceptance's own (`ACCEPT_ONLY`); proposes neither.
+    accept_names, x_accept = columns(TYPE_ONLY)
+    all_names, x_all = columns(ACCEPT_ONLY)
+    names, x = columns(TYPE_ONLY | ACCEPT_ONLY)
     weights = [MUST_WEIGHT if e.must else 1.0 for e in examples]
-    accept = _fit(x, [int(e.matched) for e in examples], weights, seed)
+    accept = _fit(x_accept, [int(e.matched) for e in examples], weights, seed)
     second = {}
     if stack:
-        extra = _stacked(examples, _out_of_fold(x, examples, weights, seed))
+        extra = _stacked(examples, _out_of_fold(x_accept, examples, weights, seed))
         second["accept2"] = export_ensemble(
-            _fit(np.hstack([x, extra]), [int(e.matched) for e in examples], weights, seed),
-            [*names, *STACK_NAMES])
+            _fit(np.hstack([x_accept, extra]), [int(e.matched) for e in examples], weights,
+                 seed),
+            [*accept_names, *STACK_NAMES])
     typed = [i for i, e in enumerate(examples) if e.matched and e.ctypes]
     types = {}
     for ctype in ConceptType:
@@ -275,7 +286,7 @@ def train(
     return {
         "format": FORMAT,
         "trained_on": trained_on,
-        "accept": export_ensemble(accept, names),
+        "accept": export_ensemble(accept, accept_names),
         "types": types,
         "proposes": proposes,
         "proposes_cut": (_proposes_cut(x[typed], proposes_y, groups, proposes_learners,
