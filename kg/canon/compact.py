@@ -7,9 +7,9 @@ held 306,207 strings of 44,580 distinct values (the extractor names, and the sam
 forms and labels in paper after paper), a span object per mention for the sentence a dozen
 mentions share, and each relation's two mentions again beside the paper's own.
 `compact_extraction` gives back an equal `Extraction` whose strings are interned (shared by
-the whole corpus, freed with the last user) and whose equal spans and mentions are one object
-within the paper. The values are the same, so everything downstream (the graph's bytes
-included) is too.
+the whole corpus, freed with the last user), whose spans' offsets are one int object per value
+for the corpus, and whose equal spans and mentions are one object within the paper. The
+values are the same, so everything downstream (the graph's bytes included) is too.
 
 >>> from kg.types import ConceptType, Field, Mention, Role, Span
 >>> m = Mention("GAN", "GAN", Span(Field.ABSTRACT, 0, 3), Span(Field.ABSTRACT, 0, 40),
@@ -29,6 +29,15 @@ from kg.types import Acronym, Extraction, Mention, RelationMention, Span
 
 __all__ = ["compact_extraction"]
 
+# Character offsets, one int object per value for the whole corpus: a decoded record makes a
+# new one for every offset above 256 (32 bytes each, ~0.5 KB a paper); the table stops growing
+# at the longest text's length.
+_OFFSETS: dict[int, int] = {}
+
+
+def _offset(value: int) -> int:
+    return _OFFSETS.setdefault(value, value)
+
 
 def compact_extraction(extraction: Extraction) -> Extraction:
     """An equal extraction sharing its equal strings (corpus-wide), spans and mentions."""
@@ -36,7 +45,10 @@ def compact_extraction(extraction: Extraction) -> Extraction:
     mentions: dict[Mention, Mention] = {}
 
     def span(value: Span) -> Span:
-        return spans.setdefault(value, value)
+        found = spans.get(value)
+        if found is None:
+            found = spans[value] = Span(value.field, _offset(value.start), _offset(value.end))
+        return found
 
     def mention(m: Mention) -> Mention:
         found = mentions.get(m)

@@ -142,24 +142,33 @@ class Canonical:
                 self.moves.pop(target, None)  # a key moved away earlier is live again
             self.moves[source] = target
         self.paper_moves.update(paper_moves)
-        merged: dict[tuple[str, str], Link] = {}
-        order: dict[str, int] = {}
+        # One paper's links at a time (issue 14: a dict of every (paper, key) pair and a new
+        # `Link` for each doubled the links while it ran); a link that stays is kept as it is.
+        by_paper: dict[str, list[Link]] = {}
         for link in self.links:
-            order.setdefault(link.paper_id, len(order))
-            pair = (link.paper_id, link.concept_key)
-            key = paper_moves[pair] if pair in paper_moves else moves.get(
-                link.concept_key, link.concept_key)
-            if key is None:
-                continue
-            old = merged.get((link.paper_id, key))
-            if old is None:
-                merged[link.paper_id, key] = Link(link.paper_id, key, link.role, link.mentions)
+            found = by_paper.get(link.paper_id)
+            if found is None:
+                by_paper[link.paper_id] = [link]
             else:
-                role = min(old.role, link.role, key=lambda r: r.rank)
-                merged[link.paper_id, key] = Link(link.paper_id, key, role,
-                                                  old.mentions + link.mentions)
-        self.links = [merged[pair] for pair in sorted(merged,
-                                                      key=lambda pk: (order[pk[0]], pk[1]))]
+                found.append(link)
+        links: list[Link] = []
+        for paper_id, paper_links in by_paper.items():
+            merged: dict[str, Link] = {}
+            for link in paper_links:
+                pair = (paper_id, link.concept_key)
+                key = paper_moves[pair] if pair in paper_moves else moves.get(
+                    link.concept_key, link.concept_key)
+                if key is None:
+                    continue
+                old = merged.get(key)
+                if old is None:
+                    merged[key] = link if key == link.concept_key else Link(
+                        paper_id, key, link.role, link.mentions)
+                else:
+                    role = min(old.role, link.role, key=lambda r: r.rank)
+                    merged[key] = Link(paper_id, key, role, old.mentions + link.mentions)
+            links.extend(merged[key] for key in sorted(merged))
+        self.links = links
         self.concepts = concepts_from_links(self.links)
         for key, ctype in self.stated.items():
             if key in self.concepts:
