@@ -219,3 +219,18 @@ def test_spelled_counts_a_digit_between_letters(short: str, letters: str) -> Non
 )
 def test_definitions_with_counts_and_or(nlp: Language, text: str, expected: list) -> None:
     assert definitions(nlp, text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('the resulting "Quantile Ranking Network" (QRN) is trained end to end',
+         [("QRN", "Quantile Ranking Network")]),
+        ("the resulting \u201cQuantile Ranking Network\u201d (QRN) is trained",
+         [("QRN", "Quantile Ranking Network")]),
+        ('we call it "the fast one" (QRN) here', []),  # the quoted words do not spell QRN
+    ],
+    ids=["straight-quotes", "curly-quotes", "not-spelled"],
+)
+def test_definitions_with_a_quoted_long_form(nlp: Language, text: str, expected: list) -> None:
+    assert definitions(nlp, text) == expected

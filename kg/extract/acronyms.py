@@ -184,7 +184,10 @@ def short_key(text: str) -> str:
 def _long_span_before(doc: Doc, paren: int, short: str) -> Span | None:
     """Find the long form in the words before `doc[paren]` (an opening parenthesis)."""
     window = min(len(short) + 5, len(short) * 2)
-    start = paren
+    # A long form in quotes ('the "Superpixel Sampling Network" (SSN)'): the closing quote
+    # before the bracket ends it and the opening quote is the boundary of the walk below.
+    end = paren - 1 if paren > 1 and doc[paren - 1].is_quote else paren
+    start = end
     words = 0
     # Walk left to a boundary; the parser's sentence split is not trusted next to brackets.
     while start > 0 and words < window:
@@ -194,9 +197,9 @@ def _long_span_before(doc: Doc, paren: int, short: str) -> Span | None:
         start -= 1
         if not token.is_punct:
             words += 1
-    if start == paren:
+    if start == end:
         return None
-    candidate = doc[start:paren]
+    candidate = doc[start:end]
     long_text = find_best_long_form(short, candidate.text)
     if long_text is None:
         return None
