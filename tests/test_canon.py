@@ -139,6 +139,26 @@ def test_preferred_label_keeps_a_name_in_mid_sentence() -> None:
     assert len(link.mentions) == 3
 
 
+def test_preferred_label_keeps_the_number_of_a_word_after_a_preposition() -> None:
+    # "Zonal Encoder Projections from Adapters" (ZEPA): the head is "Projections"; its last
+    # word is the object of "from" and stays plural, as does "mixture of experts".
+    x = Extraction(
+        paper_id="p1",
+        mentions=(
+            mention("Zonal Encoder Projections from Adapters", 20, short_form="ZEPA"),
+            mention("ZEPA", 62, long_form="Zonal Encoder Projections from Adapters"),
+            mention("mixture of experts", 120, sentence_start=100, ctype=METHOD),
+            mention("residual networks", 180, sentence_start=150, ctype=METHOD),
+        ),
+        acronyms=(acronym("ZEPA", "Zonal Encoder Projections from Adapters"),),
+    )
+    concepts, _ = run(x)
+    assert concepts["zonal encoder projections from adapter"].pref_label == (
+        "Zonal Encoder Projections from Adapters")
+    assert concepts["mixture of expert"].pref_label == "mixture of experts"
+    assert concepts["residual network"].pref_label == "residual network"  # the head: singular
+
+
 def test_undefined_acronym_joins_its_only_expansion() -> None:
     defines = Extraction(
         paper_id="p1",

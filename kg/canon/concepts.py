@@ -53,10 +53,26 @@ def mention_key(mention: Mention, expansions: dict[str, set[str]]) -> str:
     return norm_key(label)
 
 
+# Prepositions before a phrase's last word: that word is then the object of a preposition
+# inside the phrase, not its head, and keeps its number ("mixture of experts").
+_PREPOSITIONS = frozenset(
+    "of from for with by in on to over across via without under between among into".split())
+
+
 def _display(label: str, key: str) -> str:
-    """A label in singular form, as the key has it ("Large language models" -> "… model")."""
+    """A label in singular form, as the key has it ("Large language models" -> "… model"),
+    unless its last word follows a preposition ("Bidirectional Encoder Representations from
+    Transformers", "mixture of experts": the head is an earlier word).
+
+    >>> _display("Large language models", "large language model")
+    'Large language model'
+    >>> _display("mixture of experts", "mixture of expert")
+    'mixture of experts'
+    """
     words = label.split(" ")
     last = words[-1]
+    if len(words) > 2 and words[-2].lower() in _PREPOSITIONS:
+        return label
     key_last = key.rsplit(" ", 1)[-1]
     if last.lower() != key_last and singularize(last.lower()) == key_last:
         if last.isupper() or last[:-1].isupper():
