@@ -254,6 +254,17 @@ def test_hygiene_rejects_quantities_products_fragments_and_capitalised_common_wo
     assert sorted(result.concepts) == ["focal smooth l1 loss", "watermark"]
 
 
+def test_hygiene_rejects_a_processor_named_by_its_model():
+    abstract = "We train on a Zephyr Q7 GPU and a single GPU; GPU memory is the limit."
+    paper = _paper("p", "Sparse Training", abstract)
+
+    def at(label: str) -> Mention:
+        return m(label, abstract.index(label), sentence=(0, len(abstract)))
+
+    x = Extraction("p", mentions=(at("Zephyr Q7 GPU"), at("single GPU"), at("GPU memory")))
+    assert reject(run(x).concepts, run(x).links, {"p": paper}) == {"zephyr q7 gpu": PRODUCT}
+
+
 def test_a_product_a_paper_is_about_stays():
     paper = _paper("p", "Benchmarking the NVIDIA H100", "We time the NVIDIA H100 GPU.")
     x = Extraction("p", mentions=(m("NVIDIA H100", 17, part=Field.TITLE, sentence=(0, 28)),))

@@ -4,7 +4,8 @@ common words — judged on the whole corpus's evidence, not one mention.
 Rules (their names are recorded with each rejection):
 - `quantity`: a number with a unit or multiplier ("10X", "100K", "1.5B", "8%").
 - `product`: every word is a company, device or product name from `PRODUCT_WORDS` or a model
-  number ("NVIDIA H100", "iPhone 13", "RTX 3090") — unless a paper is about it (a mention in a
+  number ("NVIDIA H100", "iPhone 13", "RTX 3090"), or a processor noun after names or model
+  numbers ("Titan Xp GPU", "Tesla V100 GPUs") — unless a paper is about it (a mention in a
   title).
 - `fragment`: every mention in every paper is part of a longer word or of another concept's
   mention, and the label is an ordinary word ("Multi" of "Multi-bit", "cross" of
@@ -90,8 +91,21 @@ def reject(
     return out
 
 
+# A processor named by its maker's or model's name before this noun is a product.
+_PROCESSORS = frozenset({"gpu", "gpus", "cpu", "cpus", "tpu", "tpus"})
+
+
 def _is_product(label: str) -> bool:
+    """Every word a product word or model number, or a processor with a name before it.
+
+    >>> [_is_product(x) for x in ["NVIDIA H100", "Titan Xp GPU", "single GPU", "GPU memory"]]
+    [True, True, False, False]
+    """
     words = _WORD.findall(label.lower())
+    if len(words) >= 2 and words[-1] in _PROCESSORS:
+        names = label.split()[:-1]
+        if names and all(w[:1].isupper() or any(c.isdigit() for c in w) for w in names):
+            return True
     return bool(words) and any(w in PRODUCT_WORDS for w in words) and all(
         w in PRODUCT_WORDS or _MODEL_NUMBER.match(w) for w in words)
 
