@@ -53,6 +53,7 @@ ABLATION = {
     "boundaries, overlapping candidates and shape": ("boundaries", "overlaps", "shape"),
     "annotated span types (SciERC, TDMSci)": ("annotated",),
     "background type nouns ('the X task', 'the X benchmark')": ("type_nouns",),
+    "annotated neighbour words and SciREX spans ('via X', 'for X')": ("context_types",),
     "the rules' verdicts": ("rules",),
 }
 

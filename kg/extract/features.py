@@ -21,6 +21,8 @@ from functools import cache
 
 from kg.extract.background import phrase_count, word_count
 from kg.extract.candidates import GazetteerLookup
+from kg.extract.context_types import NAMES as CONTEXT_TYPES
+from kg.extract.context_types import context_type_features, neighbours
 from kg.extract.contribution import NAMES as CONTRIBUTION_NAMES
 from kg.extract.contribution import PaperText, contribution_features
 from kg.extract.decisions import (
@@ -102,6 +104,7 @@ def _names() -> dict[str, tuple[str, ...]]:
         "annotated": (*(f"ann_span_{c}" for c in ANNOTATED), "ann_span_n",
                       *(f"ann_head_{c}" for c in ANNOTATED), "ann_head_n"),
         "type_nouns": TYPE_NOUNS,
+        "context_types": CONTEXT_TYPES,
         "rules": (*(f"rule_{r.name.lower()}" for r in AcceptReason), "rule_accepts",
                   *(f"rule_type_{x}" for x in t), "rule_proposes"),
     }
@@ -287,6 +290,14 @@ def group_features(
     # How the background abstracts name its kind ("the X task", "the X benchmark").
     f.update(type_noun_features([entry.key, *([norm_key(entry.short_form)]
                                                if entry.short_form else [])]))
+
+    # Which types SciERC and SciREX annotators gave to spans standing where its occurrences
+    # stand ("via X": a method, "for X": a task) and to the span itself in SciREX.
+    if paper is not None:
+        contexts = [neighbours(paper.texts.get(fld, ""), occ.char_start, occ.char_end,
+                               occ.sent_start, occ.sent_end) for fld, occ in occs]
+        f.update(context_type_features(contexts, [entry.key, *([norm_key(entry.short_form)]
+                                                               if entry.short_form else [])]))
 
     for name in ("premodifier", "next_noun", "prev_modifier"):
         f[name] = sum(getattr(occ, name) for _, occ in occs) / len(occs)

@@ -56,8 +56,10 @@ PROPOSES_LEARNERS: tuple[str, ...] = ("trees", "linear")
 LINEAR_CS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3)
 # Features only the type models read: how other abstracts name a phrase's kind says what it
 # is, not whether this paper has it or proposes it (fed to acceptance as well, must-recall
-# fell by 0.013 on one dealing of three; CHANGELOG.md).
-TYPE_ONLY: frozenset[str] = frozenset(FEATURE_GROUPS["type_nouns"])
+# fell by 0.013 on one dealing of three; CHANGELOG.md); likewise which types annotators of
+# other papers gave to spans next to the same words (`context_types`).
+TYPE_ONLY: frozenset[str] = frozenset(
+    (*FEATURE_GROUPS["type_nouns"], *FEATURE_GROUPS["context_types"]))
 # Features only acceptance reads: how a candidate compares with the candidates it nests in
 # or contains says where the concept's boundaries are, not what it is or whether the paper
 # introduces it (`kg.extract.overlaps`; CHANGELOG.md).

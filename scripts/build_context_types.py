@@ -1,0 +1,124 @@
+"""Build how annotated papers type a span by the words around it: kg/data/context_types.tsv.gz.
+
+Sources (../shared/data/SOURCES.md): SciERC train + dev (Luan et al. 2018: 400 abstracts,
+six entity types) and SciREX train (Jain et al. 2020: 306 full ML papers, 108k mentions of
+methods, tasks, datasets and metrics). Only counts are shipped, never text. For every
+annotated span, the word just before it and the word just after it in its sentence
+(lower-cased; "<s>" / "</s>" at a sentence's edge) count one of its type: "via X", "using
+X", "with X" are mostly methods, "for X" tasks, "on X" datasets, "X of" concepts. SciREX
+also gives, per normalised span, its mentions of each type (`kg.extract.context_types`). The
+learned type models read these as features.
+
+Keys: "<source>:prev:<word>", "<source>:next:<word>" (source scierc or scirex),
+"scirex:span:<norm_key>".
+Types as `scripts/build_span_types.py` names them (Material -> Dataset,
+OtherScientificTerm -> Concept, Generic -> generic).
+
+Rebuild: python scripts/build_context_types.py ../shared/data kg/data
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import gzip
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from kg.normalize import norm_key
+
+SCIERC = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset",
+          "OtherScientificTerm": "Concept", "Generic": "generic"}
+COLUMNS = ("Task", "Method", "Metric", "Dataset", "Concept", "generic")
+START, END = "<s>", "</s>"
+
+Mention = tuple[str, str, str, str]
+"""(word before, span text, word after, project type) of one annotated span."""
+
+
+def in_sentence(words: Sequence[str], start: int, end: int, sent_start: int,
+                sent_end: int, ctype: str) -> Mention:
+    """The mention of words[start:end] (end exclusive) inside the sentence
+    words[sent_start:sent_end]."""
+    before = words[start - 1].lower() if start > sent_start else START
+    after = words[end].lower() if end < sent_end else END
+    return before, " ".join(words[start:end]), after, ctype
+
+
+def scierc_mentions(path: Path) -> Iterator[Mention]:
+    """Every entity of a SciERC JSON-lines file (its spans' ends are inclusive)."""
+    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+            words = [w for sentence in doc["sentences"] for w in sentence]
+            offset = 0
+            for sentence, ner in zip(doc["sentences"], doc["ner"], strict=True):
+                for start, end, label in ner:
+                    yield in_sentence(words, start, end + 1, offset, offset + len(sentence),
+                                      SCIERC[label])
+                offset += len(sentence)
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise SystemExit(f"{path}: line {line_no}: not a SciERC record ({exc})") from exc
+
+
+def scirex_mentions(lines: Iterable[str], name: str = "scirex") -> Iterator[Mention]:
+    """Every mention of SciREX documents, one JSON document a line (spans' ends exclusive;
+    `sentences` are [start, end) word ranges)."""
+    for line_no, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            doc = json.loads(line)
+            words, sentences = doc["words"], doc["sentences"]
+            starts = [s for s, _ in sentences]
+            for start, end, label in doc["ner"]:
+                s, e = sentences[max(bisect.bisect_right(starts, start) - 1, 0)]
+                yield in_sentence(words, start, end, s, e, SCIERC[label])
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise SystemExit(f"{name}: line {line_no}: not a SciREX document ({exc})") from exc
+
+
+def tables(mentions: Iterable[tuple[str, Mention]]) -> dict[str, Counter[str]]:
+    """(source, mention) pairs -> the count table: the words around the spans of each
+    source, and SciREX's spans."""
+    out: dict[str, Counter[str]] = defaultdict(Counter)
+    for source, (before, text, after, ctype) in mentions:
+        out[f"{source}:prev:{before}"][ctype] += 1
+        out[f"{source}:next:{after}"][ctype] += 1
+        key = norm_key(text)
+        if source == "scirex" and key:
+            out[f"scirex:span:{key}"][ctype] += 1
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("shared", type=Path, help="../shared/data")
+    parser.add_argument("out", type=Path, help="kg/data")
+    args = parser.parse_args()
+
+    def mentions() -> Iterator[tuple[str, Mention]]:
+        for name in ("train.json", "dev.json"):
+            for m in scierc_mentions(args.shared / "scierc" / name):
+                yield "scierc", m
+        path = args.shared / "scirex" / "train_from_browser_docs.jsonl.gz"
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            for m in scirex_mentions(fh, str(path)):
+                yield "scirex", m
+
+    found = tables(mentions())
+    lines = ["key\t" + "\t".join(COLUMNS)]
+    lines += [key + "\t" + "\t".join(str(found[key][c]) for c in COLUMNS)
+              for key in sorted(found) if "\t" not in key and "\n" not in key]
+    data = ("\n".join(lines) + "\n").encode("utf-8")
+    (args.out / "context_types.tsv.gz").write_bytes(gzip.compress(data, mtime=0))
+    kinds = Counter(key.split(":", 2)[0] + ":" + key.split(":", 2)[1] for key in found)
+    print(f"{len(found)} keys ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))})")
+
+
+if __name__ == "__main__":
+    main()

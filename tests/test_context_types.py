@@ -1,0 +1,87 @@
+"""How annotated papers type a span by the words around it (`kg.extract.context_types`):
+the builder on invented files, the neighbouring words of invented text, the features read
+from the shipped table."""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from kg.extract.context_types import (
+    COLUMNS,
+    NAMES,
+    context_type_features,
+    neighbours,
+)
+from kg.extract.features import FEATURE_GROUPS
+from kg.train.decisions import TYPE_ONLY
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _builder():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("bct", ROOT / "scripts/build_context_types.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_words_around_annotated_spans_are_counted_by_type(tmp_path: Path) -> None:
+    bct = _builder()
+    scierc = tmp_path / "s.json"
+    scierc.write_text(json.dumps({
+        "sentences": [["We", "parse", "via", "Foo", "Net", "."], ["Bar", "parsing", "helps"]],
+        "ner": [[[3, 4, "Method"]], [[6, 7, "Task"]]],
+    }) + "\n", encoding="utf-8")
+    assert list(bct.scierc_mentions(scierc)) == [("via", "Foo Net", ".", "Method"),
+                                                 ("<s>", "Bar parsing", "helps", "Task")]
+    scirex = json.dumps({"words": ["Results", "on", "Qux", "Set", ".", "Zap", "wins"],
+                         "sentences": [[0, 5], [5, 7]],
+                         "ner": [[2, 4, "Material"], [5, 6, "Method"]]})
+    mentions = list(bct.scirex_mentions([scirex]))
+    assert mentions == [("on", "Qux Set", ".", "Dataset"), ("<s>", "Zap", "wins", "Method")]
+    found = bct.tables([("scierc", ("via", "Foo Net", ".", "Method")),
+                        *(("scirex", m) for m in mentions)])
+    assert found["scierc:prev:via"] == {"Method": 1}
+    assert found["scirex:prev:on"] == {"Dataset": 1}
+    assert found["scirex:span:qux set"] == {"Dataset": 1}
+    assert not any(":head:" in key for key in found)
+    assert "scierc:span:foo net" not in found  # SciERC's spans are span_types.tsv.gz's
+    with pytest.raises(SystemExit, match=r"x: line 1: not a SciREX document"):
+        list(bct.scirex_mentions(['{"words": []}'], "x"))
+
+
+def test_neighbours_stay_inside_the_sentence() -> None:
+    text = "Prior work fails. We segment cells via Blob Nets."
+    start = text.index("Blob")
+    assert neighbours(text, start, start + len("Blob Nets")) == ("via", ".")
+    sent = text.index("We")
+    assert neighbours(text, sent, sent + 2, sent, len(text)) == ("<s>", "segment")
+    assert neighbours(text, 0, 5, 0, 17) == ("<s>", "work")
+
+
+def test_the_shipped_table_types_the_neighbouring_words() -> None:
+    with gzip.open(ROOT / "kg/data/context_types.tsv.gz", "rt", encoding="utf-8") as fh:
+        assert fh.readline().rstrip("\n").split("\t") == ["key", *COLUMNS]
+    via = context_type_features([("via", ".")], ["zorbic quandle"])
+    purpose = context_type_features([("for", ".")], ["zorbic quandle"])
+    assert via["ctx_scirex_prev_Method"] > via["ctx_scirex_prev_Task"]
+    assert purpose["ctx_scirex_prev_Task"] > purpose["ctx_scirex_prev_Method"]
+    # The same next word on both: only the word before differs.
+    assert via["ctx_scirex_next_Task"] == purpose["ctx_scirex_next_Task"]
+    # An invented phrase is no SciREX span; two occurrences average their neighbours.
+    assert via["rx_span_n"] == 0.0
+    both = context_type_features([("via", "."), ("for", ".")], ["zorbic quandle"])
+    assert both["ctx_scirex_prev_Method"] == pytest.approx(
+        (via["ctx_scirex_prev_Method"] + purpose["ctx_scirex_prev_Method"]) / 2)
+    assert set(via) == set(NAMES)
+
+
+def test_only_the_type_models_read_the_context_types() -> None:
+    assert FEATURE_GROUPS["context_types"] == NAMES
+    assert set(NAMES) <= TYPE_ONLY
