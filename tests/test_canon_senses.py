@@ -133,6 +133,15 @@ def test_spelling_variants_are_one_node_named_by_the_most_used_key():
     assert any(d.rule == "spelling-variant" for d in result.decisions)
 
 
+def test_british_double_l_spellings_are_one_node_with_the_american_ones():
+    assert variant_map({"language modeling": 5, "language modelling": 2}) == {
+        "language modelling": "language modeling"}
+    assert variant_map({"labelled sample": 1, "labeled sample": 4}) == {
+        "labelled sample": "labeled sample"}
+    # One spelling alone is left as it is; other "-lling" words are not touched.
+    assert variant_map({"label modelling": 2, "filling rate": 3, "filing rate": 1}) == {}
+
+
 def _paper(pid: str, title: str, abstract: str) -> Paper:
     return Paper(pid, abstract, title=title)
 

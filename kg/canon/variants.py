@@ -1,5 +1,6 @@
 """Spelling variants of one concept key: "pre-trained language model" / "pretrained language
-models", "frames per second" / "frame per second", "multi-modal" / "multimodal".
+models", "frames per second" / "frame per second", "multi-modal" / "multimodal",
+"language modelling" / "language modeling".
 
 `kg.normalize.norm_key` folds case, separators and the last word's plural; two keys that still
 differ only by where words are split or by the plural of an inner word are one concept. The
@@ -11,6 +12,7 @@ papers already had.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 
@@ -21,6 +23,9 @@ RULE = "spelling-variant"
 HEAD_RULE = "elided-head"
 WORD_RULE = "elided-word"
 _HEADS = ("model",)
+# British "-elling/-elled/-eller" ("modelling", "labelled"); two keys are still one concept only
+# where the corpus has both spellings.
+_BRITISH_LL = re.compile(r"ell(ing|ed|er)$")
 
 
 def compact(key: str) -> str:
@@ -33,9 +38,14 @@ def compact(key: str) -> str:
     True
     >>> compact("analysis"), compact("multi modal"), compact("deltas") == compact("delta")
     ('analysis', 'multimodal', False)
+    >>> compact("language modelling") == compact("language modeling")
+    True
+    >>> compact("labelled data") == compact("labeled data")
+    True
     """
     *inner, last = key.split(" ")
-    return "".join(singularize(word) for word in inner) + last
+    words = [*(singularize(word) for word in inner), last]
+    return "".join(_BRITISH_LL.sub(r"el\1", word) for word in words)
 
 
 def variant_map(papers_per_key: Mapping[str, int]) -> dict[str, str]:
