@@ -27,7 +27,9 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from kg.extract.count_tables import count_rows
 from kg.normalize import norm_key
+from kg.vocab.background import write_tsv_gz
 
 SCIERC = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset",
           "OtherScientificTerm": "Concept", "Generic": "generic"}
@@ -111,11 +113,7 @@ def main() -> None:
                 yield "scirex", m
 
     found = tables(mentions())
-    lines = ["key\t" + "\t".join(COLUMNS)]
-    lines += [key + "\t" + "\t".join(str(found[key][c]) for c in COLUMNS)
-              for key in sorted(found) if "\t" not in key and "\n" not in key]
-    data = ("\n".join(lines) + "\n").encode("utf-8")
-    (args.out / "context_types.tsv.gz").write_bytes(gzip.compress(data, mtime=0))
+    write_tsv_gz(args.out / "context_types.tsv.gz", count_rows(found, COLUMNS))
     kinds = Counter(key.split(":", 2)[0] + ":" + key.split(":", 2)[1] for key in found)
     print(f"{len(found)} keys ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))})")
 

@@ -17,13 +17,14 @@ Rebuild: python scripts/build_span_types.py ../shared/data kg/data
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
+from kg.extract.count_tables import count_rows
 from kg.normalize import norm_key
+from kg.vocab.background import write_tsv_gz
 
 SCIERC = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset",
           "OtherScientificTerm": "Concept", "Generic": "generic"}
@@ -96,10 +97,7 @@ def main() -> None:
         yield from tdmsci_spans(args.shared / "tdmsci" / "train_1500_v2.conll")
 
     found = tables(spans())
-    lines = ["key\t" + "\t".join(COLUMNS)]
-    lines += [key + "\t" + "\t".join(str(found[key][c]) for c in COLUMNS) for key in sorted(found)]
-    data = ("\n".join(lines) + "\n").encode("utf-8")
-    (args.out / "span_types.tsv.gz").write_bytes(gzip.compress(data, mtime=0))
+    write_tsv_gz(args.out / "span_types.tsv.gz", count_rows(found, COLUMNS))
     print(f"{len(found)} keys ({sum(k.startswith('p:') for k in found)} spans, "
           f"{sum(k.startswith('h:') for k in found)} last words)")
 
