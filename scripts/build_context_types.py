@@ -27,14 +27,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
+from kg.eval.corpora import read_scierc
+from kg.extract.context_types import END, START
 from kg.extract.count_tables import count_rows
+from kg.extract.span_types import COLUMNS, SCIERC_TYPES
 from kg.normalize import norm_key
 from kg.vocab.background import write_tsv_gz
-
-SCIERC = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset",
-          "OtherScientificTerm": "Concept", "Generic": "generic"}
-COLUMNS = ("Task", "Method", "Metric", "Dataset", "Concept", "generic")
-START, END = "<s>", "</s>"
 
 Mention = tuple[str, str, str, str]
 """(word before, span text, word after, project type) of one annotated span."""
@@ -50,21 +48,13 @@ def in_sentence(words: Sequence[str], start: int, end: int, sent_start: int,
 
 
 def scierc_mentions(path: Path) -> Iterator[Mention]:
-    """Every entity of a SciERC JSON-lines file (its spans' ends are inclusive)."""
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            doc = json.loads(line)
-            words = [w for sentence in doc["sentences"] for w in sentence]
-            offset = 0
-            for sentence, ner in zip(doc["sentences"], doc["ner"], strict=True):
-                for start, end, label in ner:
-                    yield in_sentence(words, start, end + 1, offset, offset + len(sentence),
-                                      SCIERC[label])
-                offset += len(sentence)
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise SystemExit(f"{path}: line {line_no}: not a SciERC record ({exc})") from exc
+    """Every entity of a SciERC JSON-lines file (`kg.eval.corpora.read_scierc`)."""
+    for doc in read_scierc(path):
+        starts = [i for i, first in enumerate(doc.sent_starts) if first]
+        bounds = list(zip(starts, [*starts[1:], len(doc.words)], strict=True))
+        for e in doc.entities:
+            s, end = bounds[bisect.bisect_right(starts, e.start) - 1]
+            yield in_sentence(doc.words, e.start, e.end, s, end, SCIERC_TYPES[e.label])
 
 
 def scirex_mentions(lines: Iterable[str], name: str = "scirex") -> Iterator[Mention]:
@@ -79,7 +69,7 @@ def scirex_mentions(lines: Iterable[str], name: str = "scirex") -> Iterator[Ment
             starts = [s for s, _ in sentences]
             for start, end, label in doc["ner"]:
                 s, e = sentences[max(bisect.bisect_right(starts, start) - 1, 0)]
-                yield in_sentence(words, start, end, s, e, SCIERC[label])
+                yield in_sentence(words, start, end, s, e, SCIERC_TYPES[label])
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise SystemExit(f"{name}: line {line_no}: not a SciREX document ({exc})") from exc
 

@@ -17,34 +17,24 @@ Rebuild: python scripts/build_span_types.py ../shared/data kg/data
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 
+from kg.eval.corpora import read_scierc
 from kg.extract.count_tables import count_rows
+from kg.extract.span_types import COLUMNS, SCIERC_TYPES
 from kg.normalize import norm_key
 from kg.vocab.background import write_tsv_gz
 
-SCIERC = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset",
-          "OtherScientificTerm": "Concept", "Generic": "generic"}
 TDMSCI = {"TASK": "Task", "DATASET": "Dataset", "METRIC": "Metric"}
-COLUMNS = ("Task", "Method", "Metric", "Dataset", "Concept", "generic")
 
 
 def scierc_spans(path: Path) -> Iterator[tuple[str, str]]:
     """(span text, project type) of every entity of a SciERC JSON-lines file."""
-    for line_no, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            doc = json.loads(line)
-            words = [w for sentence in doc["sentences"] for w in sentence]
-            for sentence in doc["ner"]:
-                for start, end, label in sentence:
-                    yield " ".join(words[start:end + 1]), SCIERC[label]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise SystemExit(f"{path}: line {line_no}: not a SciERC record ({exc})") from exc
+    for doc in read_scierc(path):
+        for e in doc.entities:
+            yield " ".join(doc.words[e.start:e.end]), SCIERC_TYPES[e.label]
 
 
 def tdmsci_spans(path: Path) -> Iterator[tuple[str, str]]:

@@ -17,9 +17,9 @@ import re
 from collections.abc import Sequence
 
 from kg.extract.count_tables import count_table
+from kg.extract.span_types import COLUMNS
 
 TABLE = "context_types.tsv.gz"
-COLUMNS = ("Task", "Method", "Metric", "Dataset", "Concept", "generic")
 # The types each source annotates (SciREX has no concept and no generic spans).
 SOURCE_COLUMNS = {"scierc": COLUMNS, "scirex": COLUMNS[:4]}
 SIDES = ("prev", "next")

@@ -12,6 +12,9 @@ from __future__ import annotations
 from kg.extract.count_tables import count_table
 
 COLUMNS = ("Task", "Method", "Metric", "Dataset", "Concept", "generic")
+# SciERC's (and SciREX's) labels as the project names the types.
+SCIERC_TYPES = {"Task": "Task", "Method": "Method", "Metric": "Metric", "Material": "Dataset",
+                "OtherScientificTerm": "Concept", "Generic": "generic"}
 
 TABLE = "span_types.tsv.gz"
 
