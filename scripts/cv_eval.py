@@ -7,7 +7,8 @@ decisions (8 folds grouped by conference file), over all 139 gold abstracts and 
 `--repeats N` runs the learned rows N times, each with another dealing of the conference
 files into folds and another random state of the learners (seed 0 is the sorted dealing and
 the shipped model's state), and prints their mean, then the standard deviation and range of
-each figure: a change to the decisions is real when it moves a figure by more than that.
+each figure, then each dealing's row (to compare two versions dealing by dealing): a change
+to the decisions is real when it moves a figure by more than that.
 `--ablation` adds the learned decisions with only the rules' verdicts as features, without
 each family of feature groups, with the rules' verdicts and one family, with the other
 number of acceptance stages (`kg.train.decisions.SECOND_STAGE`) and with `proposes` decided
@@ -78,6 +79,8 @@ def _mean_rows(name: str, runs: list[dict[str, Report]]) -> list[str]:
                         ("  range", lambda x: f"{x.high - x.low:6.3f}")):
         rows.append(f"{label:<28} " + " ".join(pick(a[n]) for n in FIGURES) + " | "
                     + " ".join(pick(d[n]) for n in dev2))
+    # Each dealing's own row, so that two versions can be compared dealing by dealing.
+    rows += [_row(f"  dealing {seed}", run) for seed, run in enumerate(runs)]
     return rows
 
 
