@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install install-test lint model gazetteer lexicon span-types context-types type-nouns bench clean \
+.PHONY: demo test install install-test lint model gazetteer lexicon span-types context-types termhood type-nouns bench clean \
 	eval train-decisions
 
 $(BIN)/python:
@@ -42,6 +42,10 @@ lexicon: install
 		--exclude ../shared/data/gold/dev2_papers.json ../shared/data/iclr2025_abstracts.txt
 span-types: install
 	$(BIN)/python scripts/build_span_types.py ../shared/data kg/data
+
+## Where SciERC and SciREX annotators start and end terms, word by word ("detailed [X]").
+termhood: install
+	$(BIN)/python scripts/build_termhood.py ../shared/data kg/data
 
 ## How SciERC and SciREX annotators type spans by the words around them ("via X", "for X").
 context-types: install

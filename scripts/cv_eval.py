@@ -55,6 +55,7 @@ ABLATION = {
     "annotated span types (SciERC, TDMSci)": ("annotated",),
     "background type nouns ('the X task', 'the X benchmark')": ("type_nouns",),
     "annotated neighbour words and SciREX spans ('via X', 'for X')": ("context_types",),
+    "annotators' term edges (SciERC, SciREX words)": ("termhood",),
     "the rules' verdicts": ("rules",),
 }
 

@@ -109,7 +109,7 @@ def parse_modules(extract: Path) -> list[Path]:
 
 # Shipped data parsing does not read (the decision model, the span types the features read).
 UNPARSED_DATA = frozenset({"decisions.json.gz", "span_types.tsv.gz", "type_nouns.tsv.gz",
-                           "context_types.tsv.gz"})
+                           "context_types.tsv.gz", "termhood.tsv.gz"})
 
 
 def _source_hash() -> str:

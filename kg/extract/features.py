@@ -43,6 +43,8 @@ from kg.extract.roles import (
 )
 from kg.extract.span_types import COLUMNS as ANNOTATED
 from kg.extract.span_types import head_types, span_types
+from kg.extract.termhood import NAMES as TERMHOOD
+from kg.extract.termhood import termhood_features
 from kg.extract.terms import head_type
 from kg.extract.type_nouns import NAMES as TYPE_NOUNS
 from kg.extract.type_nouns import type_noun_features
@@ -98,6 +100,7 @@ def _names() -> dict[str, tuple[str, ...]]:
         "boundaries": ("premodifier", "next_noun", "prev_modifier", "inside_known",
                        "contains_known"),
         "overlaps": OVERLAPS,
+        "termhood": TERMHOOD,
         "shape": ("alpha_share", "n_words", "n_chars", "inner_capital", "all_caps",
                   "initial_capital", "digit", "hyphen", "title_case", "has_long_form",
                   "has_short_form", "cited", "coordination"),
@@ -286,6 +289,10 @@ def group_features(
         for column, n in zip(ANNOTATED, typed, strict=True):
             f[f"{prefix}_{column}"] = n / (total + 1)
         f[f"{prefix}_n"] = _log(total)
+
+    # Where SciERC's and SciREX's annotators draw a term's edges around its first and last
+    # words ("detailed" stands before spans, "pooling" ends them).
+    f.update(termhood_features(words))
 
     # How the background abstracts name its kind ("the X task", "the X benchmark").
     f.update(type_noun_features([entry.key, *([norm_key(entry.short_form)]

@@ -63,7 +63,7 @@ TYPE_ONLY: frozenset[str] = frozenset(
 # Features only acceptance reads: how a candidate compares with the candidates it nests in
 # or contains says where the concept's boundaries are, not what it is or whether the paper
 # introduces it (`kg.extract.overlaps`; CHANGELOG.md).
-ACCEPT_ONLY: frozenset[str] = frozenset(FEATURE_GROUPS["overlaps"])
+ACCEPT_ONLY: frozenset[str] = frozenset((*FEATURE_GROUPS["overlaps"], *FEATURE_GROUPS["termhood"]))
 # The proposes cuts training chooses among (`_proposes_cut`).
 PROPOSES_CUTS = (0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6)
 # Learn `proposes` with the groups of one (paper, gold concept) sharing one unit of weight
