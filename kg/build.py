@@ -365,8 +365,11 @@ def run_build(
         store_path = Path(store) if store is not None else None
         if store_path is not None:
             with stages.stage("store load") as done:
-                load_store(store_path, output)  # bulk-loaded from the file just written
-                done.append(str(store_path))
+                # From the file just written; by difference when it grew (kg.query.delta).
+                loaded = load_store(store_path, output)
+                done.append(str(store_path) + (
+                    f", by difference: {loaded.note}" if loaded.by_difference
+                    else f", loaded whole: {loaded.note}" if loaded.note else ""))
         html_path = Path(html) if html is not None else None
         if html_path is not None:
             with stages.stage("page") as done:

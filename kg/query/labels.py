@@ -23,6 +23,7 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import islice
 from typing import cast
 
@@ -74,6 +75,21 @@ def build_label_index(store: ox.Store) -> int:
                           for c, key in batch)
         added += len(batch)
     return added
+
+
+def refresh_label_index(store: ox.Store, subjects: Iterable[ox.NamedNode]) -> None:
+    """Make the index keys of `subjects` those of their labels now (after a load by difference
+    changed them): the index is then the one `build_label_index` makes of the whole store."""
+    for subject in subjects:
+        for quad in list(store.quads_for_pattern(subject, LABEL_KEY, None, INDEX_GRAPH)):
+            store.remove(quad)
+        keys = {
+            label_key(quad.object.value)
+            for prop in _LABEL_PROPERTIES
+            for quad in store.quads_for_pattern(subject, prop, None)
+            if isinstance(quad.object, ox.Literal)
+        }
+        store.extend(ox.Quad(subject, LABEL_KEY, ox.Literal(key), INDEX_GRAPH) for key in keys)
 
 
 def index_size(store: ox.Store) -> int:

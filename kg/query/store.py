@@ -28,7 +28,9 @@ from typing import Any
 import pyoxigraph as ox
 
 from kg.errors import StoreError
-from kg.query.labels import build_label_index, data_graphs, index_size
+from kg.query.blocks import Blocks, SubjectCheck, Unsplittable, split_file
+from kg.query.delta import apply, plan, read_record, write_record
+from kg.query.labels import build_label_index, data_graphs, index_size, refresh_label_index
 from kg.query.links import LINK_FILE, LinkIndex
 from kg.query.named import ranked_paper_properties
 from kg.query.ranks import RANK_FILE, RankIndex
@@ -45,21 +47,31 @@ LOAD_BATCH = 250_000
 
 @dataclass(frozen=True, slots=True)
 class LoadReport:
-    """What a load did: the store, its triple count afterwards, time and size on disk."""
+    """What a load did: the store, its triple count afterwards, time and size on disk, and
+    whether it went by difference (`kg.query.delta`; `note` says what changed, or why the
+    store was loaded whole)."""
 
     store: Path
     triples: int
     seconds: float
     size_bytes: int
     replaced: bool
+    by_difference: bool = False
+    note: str = ""
 
     def summary(self) -> str:
         """One line for the terminal."""
-        action = "replaced with" if self.replaced else "now holds"
-        return (
+        if self.by_difference:
+            action = "updated by difference to"
+        else:
+            action = "replaced with" if self.replaced else "now holds"
+        line = (
             f"{self.store}: {action} {self.triples:,} triples in {self.seconds:.1f} s "
             f"({self.size_bytes / 1e6:.1f} MB on disk)"
         )
+        if self.by_difference:
+            return f"{line}; {self.note}"
+        return f"{line}; loaded whole: {self.note}" if self.note else line
 
 
 def store_size(path: Path) -> int:
@@ -97,48 +109,122 @@ def load_store(
         work = Path(tempfile.mkdtemp(prefix=f".{store_dir.name}{LOADING}", dir=store_dir.parent))
         try:
             fresh = work / "store"
-            if not replace and is_store(store_dir):
-                open_read_only(store_dir).backup(str(fresh))
-            triples = _bulk_load(fresh, graph_path_or_triples, edit)
+            path = graph_path_or_triples if isinstance(graph_path_or_triples, str | Path) else None
+            blocks, note = _blocks(path) if replace and path is not None else (None, "")
+            done = None
+            if not is_store(store_dir):
+                note = ""  # a first load: nothing to compare with
+            elif blocks is not None and path is not None:
+                done, note = _load_difference(store_dir, fresh, path, blocks)
+            if done is None:
+                if not replace and is_store(store_dir):
+                    open_read_only(store_dir).backup(str(fresh))
+                check = SubjectCheck(blocks.subjects) if blocks is not None else None
+                triples = _bulk_load(fresh, graph_path_or_triples, edit, check)
+                if check is not None and not check.done():
+                    blocks = None  # its blocks are not one statement each: no record
+            else:
+                triples = done
+            if blocks is not None:
+                write_record(fresh, blocks)
             _swap(fresh, store_dir, work / "old")
         finally:
             shutil.rmtree(work, ignore_errors=True)
     return LoadReport(
-        store_dir, triples, time.perf_counter() - start, store_size(store_dir), replace
+        store_dir, triples, time.perf_counter() - start, store_size(store_dir), replace,
+        by_difference=done is not None, note=note,
     )
 
 
+def _blocks(path: Path | str) -> tuple[Blocks | None, str]:
+    """The blocks of a graph file (`kg.query.blocks`), or None and why not."""
+    try:
+        return split_file(path), ""
+    except Unsplittable as exc:
+        return None, f"the graph is not cut into subject blocks ({exc})"
+
+
+def _load_difference(store_dir: Path, fresh: Path, path: Path | str,
+                     blocks: Blocks) -> tuple[int | None, str]:
+    """Load `path` into `fresh`, a copy of the store at `store_dir`, by its difference from the
+    file the store was loaded from (`kg.query.delta`): the data triples and what changed, or
+    None and why the store is to be loaded whole (`fresh` is then removed)."""
+    record = read_record(store_dir)
+    if isinstance(record, str):
+        return None, record
+    change = plan(record, blocks)
+    if isinstance(change, str):
+        return None, change
+    open_read_only(store_dir).backup(str(fresh))
+    store = ox.Store(str(fresh))
+    indexes: list[RankIndex | LinkIndex] = []
+    why = "the graph's changed blocks are not one statement each of their subject"
+    try:
+        touched = apply(store, path, blocks, change)
+        if touched is not None:
+            refresh_label_index(store, touched)
+            triples = _indexes(store, fresh, indexes)
+    except Unsplittable as exc:
+        touched, why = None, f"the graph changed while it was read ({exc})"
+    except OSError as exc:
+        raise StoreError(f"{fresh}: load by difference failed: {exc}") from exc
+    finally:
+        del store
+        gc.collect()  # closes the RocksDB handle before the folder is renamed
+    if touched is None:
+        shutil.rmtree(fresh, ignore_errors=True)
+        return None, why
+    _seal(indexes, fresh)
+    return triples, change.summary()
+
+
 def _bulk_load(target: Path, data: Path | str | Iterable[Any],
-               edit: Callable[[ox.Store], object] | None = None) -> int:
+               edit: Callable[[ox.Store], object] | None = None,
+               check: SubjectCheck | None = None) -> int:
     """Load into the store at `target` (after `edit`), then (re)build its label and rank
-    indexes; returns the number of data triples (the index not counted)."""
+    indexes; returns the number of data triples (the index not counted). `check` sees the
+    quads of a graph file as they are parsed."""
     store = ox.Store(str(target))
+    indexes: list[RankIndex | LinkIndex] = []
     try:
         if edit is not None:
             edit(store)
         if isinstance(data, str | Path):
-            load_file(store, data, bulk=True, batch=LOAD_BATCH)
+            load_file(store, data, bulk=True, batch=LOAD_BATCH,
+                      wrap=check.wrap if check is not None else None)
         else:  # in batches too; a blank node object is the same node in every batch
             items = quads(data)
             for first in items:
                 store.bulk_extend(chain((first,), islice(items, LOAD_BATCH - 1)))
         build_label_index(store)  # a replace starts empty; an append keeps the old keys
-        store.flush()
-        triples = len(store) - index_size(store)
-        graphs = data_graphs(store)
-        ranks = RankIndex.build(
-            store, graphs, target / RANK_FILE, paper_properties=ranked_paper_properties()
-        )
-        links = LinkIndex.build(store, graphs, target / LINK_FILE, ranks=ranks)
+        triples = _indexes(store, target, indexes)
     except OSError as exc:
         raise StoreError(f"{target}: bulk load failed: {exc}") from exc
     finally:
         del store
         gc.collect()  # closes the RocksDB handle before the folder is renamed
-    for index in (ranks, links):
+    _seal(indexes, target)
+    return triples
+
+
+def _indexes(store: ox.Store, target: Path, built: list[RankIndex | LinkIndex]) -> int:
+    """Build the rank and link indexes of the loaded store at `target` (appended to `built`,
+    to seal once the store is closed); returns the number of data triples."""
+    store.flush()
+    triples = len(store) - index_size(store)
+    graphs = data_graphs(store)
+    ranks = RankIndex.build(
+        store, graphs, target / RANK_FILE, paper_properties=ranked_paper_properties()
+    )
+    built.append(ranks)
+    built.append(LinkIndex.build(store, graphs, target / LINK_FILE, ranks=ranks))
+    return triples
+
+
+def _seal(indexes: list[RankIndex | LinkIndex], target: Path) -> None:
+    for index in indexes:
         index.seal(target)  # the store's files as they stay: any later writer changes them
         index.close()
-    return triples
 
 
 def index_links(store_dir: Path | str) -> float | None:

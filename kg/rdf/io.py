@@ -22,7 +22,7 @@ import fcntl
 import gzip
 import os
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import chain, islice
@@ -171,20 +171,23 @@ def open_binary(path: str | PathLike[str]) -> IO[bytes]:
 
 
 def load_file(store: ox.Store, path: str | PathLike[str], *, bulk: bool = False,
-              batch: int | None = None) -> None:
+              batch: int | None = None,
+              wrap: Callable[[Iterator[ox.Quad]], Iterator[ox.Quad]] | None = None) -> None:
     """Load a graph file into `store` (`bulk`: with `bulk_load`, for stores on disk).
 
     `batch` (with `bulk`): the file is parsed once, as a stream, and its quads go to the bulk
     loader `batch` at a time (`bulk_extend`), so that the loader's memory is bounded by the
     batch instead of growing with the file (`kg.query.store.LOAD_BATCH`); the store holds the
     same graph. Blank nodes are renamed to fresh ids, as `bulk_load` does, the same way in
-    every batch (one parse), so a blank node used in two batches stays one node.
+    every batch (one parse), so a blank node used in two batches stays one node. `wrap` (with
+    `batch`) is handed the parsed quads and gives those to load (`kg.query.blocks.SubjectCheck`
+    looks at them on the way).
     Raises InputError naming the file when it is missing, of an unknown format or not valid.
     """
     source = Path(path)
     fmt = file_format(source)
     if bulk and batch is not None:
-        _load_in_batches(store, source, fmt, batch)
+        _load_in_batches(store, source, fmt, batch, wrap)
         return
     load = store.bulk_load if bulk else store.load
     with _reading(source, fmt, "nothing loaded") as data:
@@ -196,7 +199,8 @@ def load_file(store: ox.Store, path: str | PathLike[str], *, bulk: bool = False,
             load(path=str(source), format=fmt.oxigraph)
 
 
-def _load_in_batches(store: ox.Store, source: Path, fmt: FileFormat, batch: int) -> None:
+def _load_in_batches(store: ox.Store, source: Path, fmt: FileFormat, batch: int,
+                     wrap: Callable[[Iterator[ox.Quad]], Iterator[ox.Quad]] | None) -> None:
     """`bulk_extend` calls of at most `batch` quads each, from one parse of the file."""
     if batch < 1:
         raise ValueError(f"batch must be at least 1, not {batch}")
@@ -208,9 +212,10 @@ def _load_in_batches(store: ox.Store, source: Path, fmt: FileFormat, batch: int)
             parsed = ox.parse(data, fmt.oxigraph, rename_blank_nodes=True)
         else:  # pyoxigraph reads the file itself, faster than through a Python stream
             parsed = ox.parse(path=str(source), format=fmt.oxigraph, rename_blank_nodes=True)
+        items: Iterator[ox.Quad] = parsed if wrap is None else wrap(parsed)
         # Each turn takes one quad and hands it, with the next batch - 1, to one loader call.
-        for first in parsed:
-            store.bulk_extend(chain((first,), islice(parsed, batch - 1)))
+        for first in items:
+            store.bulk_extend(chain((first,), islice(items, batch - 1)))
 
 
 def parse_file(path: str | PathLike[str], *, nothing: str = "nothing read") -> Iterator[ox.Quad]:

@@ -1,0 +1,181 @@
+"""Loading a grown graph into a store by its difference: only the subjects whose blocks changed.
+
+A store loaded from a Turtle or N-Triples file that splits into subject blocks
+(`kg.query.blocks`) keeps, next to its data, the **block record** of that file: every block's
+digest and subject, and the prefixes (`paperkg-blocks.bin`, `paperkg-blocks.json`). The next
+load of a file that splits too compares the two lists of digests:
+
+- a block of the old file that the new one lacks: its subject is **purged** (every triple with
+  that subject leaves the store's default graph);
+- every block of the new file whose digest is new, and every block of a purged subject: parsed
+  and added.
+
+The store then holds exactly the new file's triples: a subject that no old block lost keeps its
+triples, and the new file's blocks of it are either unchanged (already there) or added; a
+purged subject gets back all the new file's blocks of it. The label index is recomputed for the
+subjects touched, the rank and link indexes are rebuilt (`kg.query.store`).
+
+The record is used only when it fits: written by this format, its checksum right, and the
+store's files as they were when it was written (`kg.query.ranks.store_fingerprint`: any other
+writer changes them). The prefixes must be the same in both files. Otherwise, or when more than
+`DELTA_LIMIT` of the new file's blocks would be parsed, the store is loaded whole and the
+report says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pyoxigraph as ox
+
+from kg.query.blocks import DIGEST_SIZE, Blocks, SubjectCheck, statements
+from kg.query.ranks import store_fingerprint
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["DELTA_LIMIT", "RECORD_DATA", "RECORD_META", "Delta", "Record", "plan", "read_record",
+           "write_record"]
+
+RECORD_DATA = "paperkg-blocks.bin"
+RECORD_META = "paperkg-blocks.json"
+FORMAT = 1
+
+#: Above this share of the new file's blocks to parse and add, the store is loaded whole.
+DELTA_LIMIT = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """The blocks of the file a store was last loaded from."""
+
+    prefixes: dict[str, str]
+    digests: np.ndarray
+    subjects: list[str]
+
+
+@dataclass(frozen=True, slots=True)
+class Delta:
+    """What a load by difference does: the subjects to purge, and which of the new file's
+    blocks (a mask in file order) to parse and add."""
+
+    purge: list[str]
+    parse: np.ndarray
+    new_blocks: int
+    gone_blocks: int
+
+    def summary(self) -> str:
+        return (f"{self.new_blocks:,} new or changed blocks, {self.gone_blocks:,} gone; "
+                f"{len(self.purge):,} subjects rewritten, {int(self.parse.sum()):,} blocks parsed")
+
+
+def write_record(store_dir: Path, blocks: Blocks) -> None:
+    """Write the record of `blocks` into the (closed) store folder `store_dir`."""
+    data = blocks.digest_array().tobytes() + "\n".join(blocks.subjects).encode()
+    (store_dir / RECORD_DATA).write_bytes(data)
+    meta = {
+        "format": FORMAT,
+        "blocks": len(blocks.digests),
+        "prefixes": blocks.prefixes,
+        "checksum": hashlib.blake2b(data, digest_size=DIGEST_SIZE).hexdigest(),
+        "fingerprint": store_fingerprint(store_dir),
+    }
+    (store_dir / RECORD_META).write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
+
+
+def read_record(store_dir: Path) -> Record | str:
+    """The store's block record, or why there is none that fits."""
+    import numpy as np
+
+    try:
+        meta = json.loads((store_dir / RECORD_META).read_text(encoding="utf-8"))
+        data = (store_dir / RECORD_DATA).read_bytes()
+    except FileNotFoundError:
+        return "no record of the blocks it was loaded from"
+    except (OSError, ValueError) as exc:
+        return f"its block record cannot be read ({exc})"
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        return "its block record is of another format"
+    if meta.get("fingerprint") != store_fingerprint(store_dir):
+        return "the store changed since its block record was written"
+    if meta.get("checksum") != hashlib.blake2b(data, digest_size=DIGEST_SIZE).hexdigest():
+        return "its block record is damaged"
+    count = int(meta["blocks"])
+    digests = np.frombuffer(data[: count * DIGEST_SIZE], dtype=f"S{DIGEST_SIZE}")
+    tail = data[count * DIGEST_SIZE :]
+    subjects = tail.decode().split("\n") if count else []
+    if len(digests) != count or len(subjects) != count:
+        return "its block record is damaged"
+    return Record(dict(meta["prefixes"]), digests, subjects)
+
+
+def plan(old: Record, new: Blocks) -> Delta | str:
+    """What to purge and parse to go from the store of `old` to that of `new`, or why the store
+    is better loaded whole."""
+    import numpy as np
+
+    if old.prefixes != new.prefixes:
+        return "the graph declares other prefixes"
+    digests = new.digest_array()
+    fresh = ~np.isin(digests, old.digests)
+    gone = np.flatnonzero(~np.isin(old.digests, digests))
+    purge = sorted({old.subjects[i] for i in gone.tolist()})
+    purged = set(purge)
+    parse = fresh | np.fromiter((s in purged for s in new.subjects), dtype=bool,
+                                count=len(new.subjects))
+    share = parse.sum() / max(len(parse), 1)
+    if share > DELTA_LIMIT:
+        return f"{share:.0%} of its blocks changed (more than {DELTA_LIMIT:.0%})"
+    return Delta(purge, parse, int(fresh.sum()), len(gone))
+
+
+def apply(
+    store: ox.Store, path: Path | str, new: Blocks, delta: Delta
+) -> list[ox.NamedNode] | None:
+    """Purge and add in `store` (a copy of the old one) what `delta` says; the subjects touched,
+    or None when the new file's parsed blocks were not one statement each of their subject, or
+    the file changed since it was split (the store is then to be loaded whole)."""
+    import numpy as np
+
+    for iri in delta.purge:
+        node = ox.NamedNode(iri)
+        for quad in list(store.quads_for_pattern(node, None, None, ox.DefaultGraph())):
+            store.remove(quad)
+    chosen = np.flatnonzero(delta.parse).tolist()
+    picked = _picked(statements(path), chosen, new.digests)
+    if picked is None:
+        return None
+    text = new.header() + b"\n".join(picked) + b"\n"
+    check = SubjectCheck(new.subjects[i] for i in chosen)
+    try:
+        quads = list(check.wrap(ox.parse(text, ox.RdfFormat.TURTLE)))
+    except SyntaxError:
+        return None
+    if not check.done():
+        return None
+    store.bulk_extend(quads)
+    touched = {quad.subject for quad in quads if isinstance(quad.subject, ox.NamedNode)}
+    touched.update(ox.NamedNode(iri) for iri in delta.purge)
+    return sorted(touched, key=lambda node: node.value)
+
+
+def _picked(blocks: Iterator[bytes], chosen: list[int], digests: list[bytes]) -> list[bytes] | None:
+    """The blocks numbered `chosen` (ascending), or None when the file is no longer the one
+    its digests were taken of."""
+    found: list[bytes] = []
+    wanted = iter(chosen)
+    target = next(wanted, None)
+    for number, block in enumerate(blocks):
+        if number == target:
+            if hashlib.blake2b(block, digest_size=DIGEST_SIZE).digest() != digests[number]:
+                return None
+            found.append(block)
+            target = next(wanted, None)
+            if target is None:
+                break
+    return found if target is None else None
