@@ -17,7 +17,7 @@ import pytest
 import kg.build as build_module
 import kg.query.delta as delta_module
 from kg.build import run_build
-from kg.query.blocks import SubjectCheck, Unsplittable, split_bytes
+from kg.query.blocks import SubjectCheck, Unsplittable, split_bytes, subject_key
 from kg.query.delta import RECORD_DATA, RECORD_META
 from kg.query.links import LINK_FILE
 from kg.query.ranks import RANK_FILE
@@ -271,7 +271,7 @@ def test_a_block_of_two_subjects_leaves_no_record(tmp_path: Path) -> None:
 def test_blank_nodes_in_objects_are_checked() -> None:
     quads = list(ox.parse(b'@prefix ex: <http://example.org/> .\nex:a ex:p [ ex:q 1 ] .\n',
                           ox.RdfFormat.TURTLE))
-    check = SubjectCheck(["http://example.org/a"])
+    check = SubjectCheck(subject_key("http://example.org/a"))
     list(check.wrap(iter(quads)))
     assert not check.done()
 

@@ -17,10 +17,10 @@ Whether every block really is one statement of that subject is checked when the 
 
 >>> blocks = split_bytes(b'@prefix ex: <http://example.org/> .\\nex:a ex:p "1" ;\\n'
 ...                      b'\\tex:q ex:b .\\n<http://example.org/b> ex:p "2" .\\n')
->>> blocks.subjects
-['http://example.org/a', 'http://example.org/b']
->>> len(blocks.digests), blocks.prefixes
+>>> len(blocks), blocks.prefixes
 (2, {'ex': 'http://example.org/'})
+>>> blocks.keys[16:] == subject_key("http://example.org/b")
+True
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 import pyoxigraph as ox
 
@@ -40,7 +40,14 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
-    "Blocks", "SubjectCheck", "Unsplittable", "blocks_of", "split_bytes", "split_file", "statements"
+    "Blocks",
+    "SubjectCheck",
+    "Unsplittable",
+    "blocks_of",
+    "split_bytes",
+    "split_file",
+    "statements",
+    "subject_key",
 ]
 
 #: Bytes read from the file at a time.
@@ -61,18 +68,26 @@ class Unsplittable(Exception):
 
 @dataclass(slots=True)
 class Blocks:
-    """A graph file's blocks in file order: each one's digest (BLAKE2b, 16 bytes) and subject
-    IRI, and the prefixes the file declares (with which the blocks' text is read)."""
+    """A graph file's blocks in file order: each one's digest and its subject's (BLAKE2b, 16
+    bytes each, packed), the subject IRIs (one a line, into `subjects` when given: a file, so
+    that a large graph's IRIs do not stay in memory), and the prefixes the file declares (with
+    which the blocks' text is read)."""
 
     prefixes: dict[str, str] = field(default_factory=dict)
-    digests: list[bytes] = field(default_factory=list)
-    subjects: list[str] = field(default_factory=list)
+    digests: bytearray = field(default_factory=bytearray)
+    keys: bytearray = field(default_factory=bytearray)
+    subjects: IO[bytes] | None = None
+
+    def __len__(self) -> int:
+        return len(self.digests) // DIGEST_SIZE
 
     def digest_array(self) -> np.ndarray:
         """The digests as one numpy array (dtype `S16`: fixed 16 bytes, compared as bytes)."""
-        import numpy as np
+        return _array(self.digests)
 
-        return np.frombuffer(b"".join(self.digests), dtype=f"S{DIGEST_SIZE}")
+    def key_array(self) -> np.ndarray:
+        """The subjects' digests, as `digest_array`."""
+        return _array(self.keys)
 
     def header(self) -> bytes:
         """Turtle prefix lines declaring `prefixes`, to parse blocks with."""
@@ -82,21 +97,33 @@ class Blocks:
         )
 
 
-def split_file(path: Path | str) -> Blocks:
-    """The blocks of a Turtle or N-Triples file (gzipped too); `Unsplittable` when it has none
-    that can be compared (see the module)."""
+def subject_key(iri: str) -> bytes:
+    """The digest of a subject IRI, as `Blocks.keys` holds it."""
+    return hashlib.blake2b(iri.encode(), digest_size=DIGEST_SIZE).digest()
+
+
+def _array(packed: bytes | bytearray) -> np.ndarray:
+    import numpy as np
+
+    return np.frombuffer(bytes(packed), dtype=f"S{DIGEST_SIZE}")
+
+
+def split_file(path: Path | str, subjects: IO[bytes] | None = None) -> Blocks:
+    """The blocks of a Turtle or N-Triples file (gzipped too), their subject IRIs written to
+    `subjects` one a line; `Unsplittable` when it has none that can be compared (see the
+    module)."""
     fmt = file_format(path)
     if fmt.name not in ("ttl", "nt"):
         raise Unsplittable(f"a {fmt.name} file is not cut into blocks (only Turtle, N-Triples)")
-    blocks = Blocks()
+    blocks = Blocks(subjects=subjects)
     for block in blocks_of(path):
         _add(blocks, block)
     return blocks
 
 
-def split_bytes(data: bytes) -> Blocks:
+def split_bytes(data: bytes, subjects: IO[bytes] | None = None) -> Blocks:
     """The blocks of Turtle or N-Triples text (as `split_file`)."""
-    blocks = Blocks()
+    blocks = Blocks(subjects=subjects)
     for block in _cut([data]):
         _add(blocks, block)
     return blocks
@@ -126,8 +153,11 @@ def _cut(chunks: Iterable[bytes]) -> Iterator[bytes]:
 def _add(blocks: Blocks, block: bytes) -> None:
     """Add one raw block: a comment or prefix line, or a statement."""
     if _statement(block, blocks.prefixes):
-        blocks.subjects.append(_subject(block, blocks.prefixes))
-        blocks.digests.append(hashlib.blake2b(block, digest_size=DIGEST_SIZE).digest())
+        iri = _subject(block, blocks.prefixes)
+        blocks.digests += hashlib.blake2b(block, digest_size=DIGEST_SIZE).digest()
+        blocks.keys += subject_key(iri)
+        if blocks.subjects is not None:
+            blocks.subjects.write(iri.encode() + b"\n")
 
 
 def statements(path: Path | str) -> Iterator[bytes]:
@@ -179,18 +209,15 @@ def _subject(block: bytes, prefixes: dict[str, str]) -> str:
 class SubjectCheck:
     """Checks, as the quads of blocks go by (parsed in order), that every block is one
     statement of its subject with no blank nodes: the quads' subjects, run by run, must be the
-    blocks' subjects (a block of two statements would show one more run).
+    blocks' subjects (`keys`: their digests, packed; a block of two statements would show one
+    more run).
 
     `ok` is False once anything does not fit; `wrap` passes the quads on unchanged.
     """
 
-    def __init__(self, subjects: Iterable[str]):
-        runs: list[str] = []
-        for subject in subjects:
-            if not runs or runs[-1] != subject:
-                runs.append(subject)
-        self._runs = runs
-        self._next = 0
+    def __init__(self, keys: bytes | bytearray):
+        self._keys = bytes(keys)
+        self._at = 0  # the offset in `keys` of the next run's subject
         self._last: ox.NamedNode | None = None
         self.ok = True
 
@@ -204,15 +231,19 @@ class SubjectCheck:
             yield quad
 
     def _see(self, subject: object) -> None:
-        if not isinstance(subject, ox.NamedNode) or self._next >= len(self._runs) or (
-            subject.value != self._runs[self._next]
-        ):
-            self.ok = False
-            self._last = None
+        keys, at = self._keys, self._at
+        if not self.ok or not isinstance(subject, ox.NamedNode) or at >= len(keys):
+            self.ok, self._last = False, None
             return
-        self._last = subject
-        self._next += 1
+        key = subject_key(subject.value)
+        if keys[at : at + DIGEST_SIZE] != key:
+            self.ok, self._last = False, None
+            return
+        at += DIGEST_SIZE
+        while keys[at : at + DIGEST_SIZE] == key:  # the same subject's next blocks
+            at += DIGEST_SIZE
+        self._at, self._last = at, subject
 
     def done(self) -> bool:
         """True when every block was seen, each as one run of its own subject."""
-        return self.ok and self._next == len(self._runs)
+        return self.ok and self._at == len(self._keys)

@@ -2,7 +2,8 @@
 
 A store loaded from a Turtle or N-Triples file that splits into subject blocks
 (`kg.query.blocks`) keeps, next to its data, the **block record** of that file: every block's
-digest and subject, and the prefixes (`paperkg-blocks.bin`, `paperkg-blocks.json`). The next
+digest and its subject's, the subject IRIs, and the prefixes (`paperkg-blocks.bin`,
+`paperkg-subjects.txt`, `paperkg-blocks.json`). The next
 load of a file that splits too compares the two lists of digests:
 
 - a block of the old file that the new one lacks: its subject is **purged** (every triple with
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,24 +41,40 @@ from kg.query.ranks import store_fingerprint
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["DELTA_LIMIT", "RECORD_DATA", "RECORD_META", "Delta", "Record", "plan", "read_record",
-           "write_record"]
+__all__ = ["DELTA_LIMIT", "RECORD_DATA", "RECORD_META", "RECORD_SUBJECTS", "Delta", "Record",
+           "apply", "plan", "read_record", "write_record"]
 
 RECORD_DATA = "paperkg-blocks.bin"
+RECORD_SUBJECTS = "paperkg-subjects.txt"
 RECORD_META = "paperkg-blocks.json"
 FORMAT = 1
 
 #: Above this share of the new file's blocks to parse and add, the store is loaded whole.
 DELTA_LIMIT = 0.25
 
+_RECORD_FILES = (RECORD_DATA, RECORD_SUBJECTS)
+
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """The blocks of the file a store was last loaded from."""
+    """The blocks of the file a store was last loaded from: digests, subjects' digests, and
+    where each subject's IRI ends in the subjects file (read only for the subjects purged)."""
 
     prefixes: dict[str, str]
     digests: np.ndarray
-    subjects: list[str]
+    keys: np.ndarray
+    ends: np.ndarray
+    subjects_path: Path
+
+    def subjects(self, numbers: list[int]) -> list[str]:
+        """The subject IRIs of the blocks numbered `numbers`."""
+        found = []
+        with self.subjects_path.open("rb") as data:
+            for i in numbers:
+                start = int(self.ends[i - 1]) if i else 0
+                data.seek(start)
+                found.append(data.read(int(self.ends[i]) - start - 1).decode())
+        return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,18 +92,39 @@ class Delta:
                 f"{len(self.purge):,} subjects rewritten, {int(self.parse.sum()):,} blocks parsed")
 
 
-def write_record(store_dir: Path, blocks: Blocks) -> None:
-    """Write the record of `blocks` into the (closed) store folder `store_dir`."""
-    data = blocks.digest_array().tobytes() + "\n".join(blocks.subjects).encode()
+def write_record(store_dir: Path, blocks: Blocks, subjects: Path) -> None:
+    """Write the record of `blocks` into the (closed) store folder `store_dir`; `subjects` is
+    the file `kg.query.blocks.split_file` wrote their subject IRIs to (moved into the store)."""
+    import numpy as np
+
+    os.replace(subjects, store_dir / RECORD_SUBJECTS)
+    lengths = np.fromiter(
+        (len(line) for line in _lines(store_dir / RECORD_SUBJECTS)), dtype="<u8", count=len(blocks)
+    )
+    data = bytes(blocks.digests) + bytes(blocks.keys) + np.cumsum(lengths, dtype="<u8").tobytes()
     (store_dir / RECORD_DATA).write_bytes(data)
     meta = {
         "format": FORMAT,
-        "blocks": len(blocks.digests),
+        "blocks": len(blocks),
         "prefixes": blocks.prefixes,
-        "checksum": hashlib.blake2b(data, digest_size=DIGEST_SIZE).hexdigest(),
+        "checksum": _checksum(store_dir),
         "fingerprint": store_fingerprint(store_dir),
     }
     (store_dir / RECORD_META).write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
+
+
+def _lines(path: Path) -> Iterator[bytes]:
+    with path.open("rb") as data:
+        yield from data
+
+
+def _checksum(store_dir: Path) -> str:
+    digest = hashlib.blake2b(digest_size=DIGEST_SIZE)
+    for name in _RECORD_FILES:
+        with (store_dir / name).open("rb") as data:
+            while chunk := data.read(1 << 22):
+                digest.update(chunk)
+    return digest.hexdigest()
 
 
 def read_record(store_dir: Path) -> Record | str:
@@ -95,6 +134,7 @@ def read_record(store_dir: Path) -> Record | str:
     try:
         meta = json.loads((store_dir / RECORD_META).read_text(encoding="utf-8"))
         data = (store_dir / RECORD_DATA).read_bytes()
+        checksum = _checksum(store_dir)
     except FileNotFoundError:
         return "no record of the blocks it was loaded from"
     except (OSError, ValueError) as exc:
@@ -103,15 +143,19 @@ def read_record(store_dir: Path) -> Record | str:
         return "its block record is of another format"
     if meta.get("fingerprint") != store_fingerprint(store_dir):
         return "the store changed since its block record was written"
-    if meta.get("checksum") != hashlib.blake2b(data, digest_size=DIGEST_SIZE).hexdigest():
+    count = meta.get("blocks")
+    if meta.get("checksum") != checksum or not isinstance(count, int) or (
+        len(data) != count * (2 * DIGEST_SIZE + 8)
+    ):
         return "its block record is damaged"
-    count = int(meta["blocks"])
-    digests = np.frombuffer(data[: count * DIGEST_SIZE], dtype=f"S{DIGEST_SIZE}")
-    tail = data[count * DIGEST_SIZE :]
-    subjects = tail.decode().split("\n") if count else []
-    if len(digests) != count or len(subjects) != count:
-        return "its block record is damaged"
-    return Record(dict(meta["prefixes"]), digests, subjects)
+    width = count * DIGEST_SIZE
+    return Record(
+        dict(meta["prefixes"]),
+        np.frombuffer(data[:width], dtype=f"S{DIGEST_SIZE}"),
+        np.frombuffer(data[width : 2 * width], dtype=f"S{DIGEST_SIZE}"),
+        np.frombuffer(data[2 * width :], dtype="<u8"),
+        store_dir / RECORD_SUBJECTS,
+    )
 
 
 def plan(old: Record, new: Blocks) -> Delta | str:
@@ -124,13 +168,11 @@ def plan(old: Record, new: Blocks) -> Delta | str:
     digests = new.digest_array()
     fresh = ~np.isin(digests, old.digests)
     gone = np.flatnonzero(~np.isin(old.digests, digests))
-    purge = sorted({old.subjects[i] for i in gone.tolist()})
-    purged = set(purge)
-    parse = fresh | np.fromiter((s in purged for s in new.subjects), dtype=bool,
-                                count=len(new.subjects))
+    parse = fresh | np.isin(new.key_array(), old.keys[gone])
     share = parse.sum() / max(len(parse), 1)
     if share > DELTA_LIMIT:
         return f"{share:.0%} of its blocks changed (more than {DELTA_LIMIT:.0%})"
+    purge = sorted(set(old.subjects(gone.tolist())))
     return Delta(purge, parse, int(fresh.sum()), len(gone))
 
 
@@ -151,7 +193,8 @@ def apply(
     if picked is None:
         return None
     text = new.header() + b"\n".join(picked) + b"\n"
-    check = SubjectCheck(new.subjects[i] for i in chosen)
+    check = SubjectCheck(b"".join(new.keys[i * DIGEST_SIZE : (i + 1) * DIGEST_SIZE]
+                                  for i in chosen))
     try:
         quads = list(check.wrap(ox.parse(text, ox.RdfFormat.TURTLE)))
     except SyntaxError:
@@ -164,7 +207,7 @@ def apply(
     return sorted(touched, key=lambda node: node.value)
 
 
-def _picked(blocks: Iterator[bytes], chosen: list[int], digests: list[bytes]) -> list[bytes] | None:
+def _picked(blocks: Iterator[bytes], chosen: list[int], digests: bytearray) -> list[bytes] | None:
     """The blocks numbered `chosen` (ascending), or None when the file is no longer the one
     its digests were taken of."""
     found: list[bytes] = []
@@ -172,7 +215,8 @@ def _picked(blocks: Iterator[bytes], chosen: list[int], digests: list[bytes]) ->
     target = next(wanted, None)
     for number, block in enumerate(blocks):
         if number == target:
-            if hashlib.blake2b(block, digest_size=DIGEST_SIZE).digest() != digests[number]:
+            digest = hashlib.blake2b(block, digest_size=DIGEST_SIZE).digest()
+            if digest != digests[number * DIGEST_SIZE : (number + 1) * DIGEST_SIZE]:
                 return None
             found.append(block)
             target = next(wanted, None)

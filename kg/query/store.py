@@ -110,7 +110,8 @@ def load_store(
         try:
             fresh = work / "store"
             path = graph_path_or_triples if isinstance(graph_path_or_triples, str | Path) else None
-            blocks, note = _blocks(path) if replace and path is not None else (None, "")
+            subjects = work / "subjects"
+            blocks, note = _blocks(path, subjects) if replace and path is not None else (None, "")
             done = None
             if not is_store(store_dir):
                 note = ""  # a first load: nothing to compare with
@@ -119,14 +120,14 @@ def load_store(
             if done is None:
                 if not replace and is_store(store_dir):
                     open_read_only(store_dir).backup(str(fresh))
-                check = SubjectCheck(blocks.subjects) if blocks is not None else None
+                check = SubjectCheck(blocks.keys) if blocks is not None else None
                 triples = _bulk_load(fresh, graph_path_or_triples, edit, check)
                 if check is not None and not check.done():
                     blocks = None  # its blocks are not one statement each: no record
             else:
                 triples = done
             if blocks is not None:
-                write_record(fresh, blocks)
+                write_record(fresh, blocks, subjects)
             _swap(fresh, store_dir, work / "old")
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -136,10 +137,12 @@ def load_store(
     )
 
 
-def _blocks(path: Path | str) -> tuple[Blocks | None, str]:
-    """The blocks of a graph file (`kg.query.blocks`), or None and why not."""
+def _blocks(path: Path | str, subjects: Path) -> tuple[Blocks | None, str]:
+    """The blocks of a graph file (`kg.query.blocks`, their subject IRIs written to
+    `subjects`), or None and why not."""
     try:
-        return split_file(path), ""
+        with subjects.open("wb") as out:
+            return split_file(path, out), ""
     except Unsplittable as exc:
         return None, f"the graph is not cut into subject blocks ({exc})"
 
