@@ -175,7 +175,8 @@ def test_an_appended_tail_with_its_own_prefixes(tmp_path: Path) -> None:
     with more triples about subjects that already have a block."""
     tail = ("# analytics: 3 lines\n@prefix ex: <http://example.org/> .\n"
             "@prefix kg: <https://w3id.org/paperkg/ontology#> .\n"
-            "ex:unet kg:community 1 .\n")
+            "ex:unet kg:community 1 .\n"
+            "ex:unet a kg:Method .\n")  # again: counted once
     grown = {**BASE, 9: ["unet", "new_method"]}
     report, _ = _grow(tmp_path, _graph(BASE) + tail,
                       _graph(grown) + tail.replace("community 1", "community 2"))
@@ -330,3 +331,19 @@ def test_kg_build_store_of_a_grown_corpus(tmp_path: Path,
     assert _contents(store) == _contents(tmp_path / "whole")
     again = load_store(store, tmp_path / "g.ttl")
     assert again.by_difference and again.note.startswith("0 new or changed blocks")
+
+
+def test_kg_load_says_how_it_loaded(tmp_path: Path, kg) -> None:  # type: ignore[no-untyped-def]
+    store = tmp_path / "store"
+    graph = _write(tmp_path / "g.ttl", _graph(BASE))
+    first = kg("load", graph, "--store", store)
+    assert first.exit_code == 0 and "replaced with" in first.stdout
+    assert "loaded whole" not in first.stdout  # a first load has nothing to compare with
+    _write(graph, _graph({**BASE, 9: ["unet", "new_method"]}))
+    second = kg("load", graph, "--store", store)
+    assert second.exit_code == 0, second.output
+    assert "updated by difference to" in second.stdout
+    assert "new or changed blocks" in second.stdout
+    (store / RECORD_META).unlink()
+    third = kg("load", graph, "--store", store)
+    assert "loaded whole: no record of the blocks it was loaded from" in third.stdout

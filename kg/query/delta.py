@@ -41,8 +41,8 @@ from kg.query.ranks import store_fingerprint
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["DELTA_LIMIT", "RECORD_DATA", "RECORD_META", "RECORD_SUBJECTS", "Delta", "Record",
-           "apply", "plan", "read_record", "write_record"]
+__all__ = ["DELTA_LIMIT", "RECORD_DATA", "RECORD_META", "RECORD_SUBJECTS", "Applied", "Delta",
+           "Record", "apply", "plan", "read_record", "write_record"]
 
 RECORD_DATA = "paperkg-blocks.bin"
 RECORD_SUBJECTS = "paperkg-subjects.txt"
@@ -61,6 +61,7 @@ class Record:
     where each subject's IRI ends in the subjects file (read only for the subjects purged)."""
 
     prefixes: dict[str, str]
+    triples: int
     digests: np.ndarray
     keys: np.ndarray
     ends: np.ndarray
@@ -92,9 +93,10 @@ class Delta:
                 f"{len(self.purge):,} subjects rewritten, {int(self.parse.sum()):,} blocks parsed")
 
 
-def write_record(store_dir: Path, blocks: Blocks, subjects: Path) -> None:
-    """Write the record of `blocks` into the (closed) store folder `store_dir`; `subjects` is
-    the file `kg.query.blocks.split_file` wrote their subject IRIs to (moved into the store)."""
+def write_record(store_dir: Path, blocks: Blocks, subjects: Path, triples: int) -> None:
+    """Write the record of `blocks` into the (closed) store folder `store_dir`, which holds
+    `triples` data triples; `subjects` is the file `kg.query.blocks.split_file` wrote their
+    subject IRIs to (moved into the store)."""
     import numpy as np
 
     os.replace(subjects, store_dir / RECORD_SUBJECTS)
@@ -106,6 +108,7 @@ def write_record(store_dir: Path, blocks: Blocks, subjects: Path) -> None:
     meta = {
         "format": FORMAT,
         "blocks": len(blocks),
+        "triples": triples,
         "prefixes": blocks.prefixes,
         "checksum": _checksum(store_dir),
         "fingerprint": store_fingerprint(store_dir),
@@ -143,14 +146,15 @@ def read_record(store_dir: Path) -> Record | str:
         return "its block record is of another format"
     if meta.get("fingerprint") != store_fingerprint(store_dir):
         return "the store changed since its block record was written"
-    count = meta.get("blocks")
+    count, triples = meta.get("blocks"), meta.get("triples")
     if meta.get("checksum") != checksum or not isinstance(count, int) or (
-        len(data) != count * (2 * DIGEST_SIZE + 8)
+        not isinstance(triples, int) or len(data) != count * (2 * DIGEST_SIZE + 8)
     ):
         return "its block record is damaged"
     width = count * DIGEST_SIZE
     return Record(
         dict(meta["prefixes"]),
+        triples,
         np.frombuffer(data[:width], dtype=f"S{DIGEST_SIZE}"),
         np.frombuffer(data[width : 2 * width], dtype=f"S{DIGEST_SIZE}"),
         np.frombuffer(data[2 * width :], dtype="<u8"),
@@ -176,18 +180,21 @@ def plan(old: Record, new: Blocks) -> Delta | str:
     return Delta(purge, parse, int(fresh.sum()), len(gone))
 
 
-def apply(
-    store: ox.Store, path: Path | str, new: Blocks, delta: Delta
-) -> list[ox.NamedNode] | None:
-    """Purge and add in `store` (a copy of the old one) what `delta` says; the subjects touched,
-    or None when the new file's parsed blocks were not one statement each of their subject, or
-    the file changed since it was split (the store is then to be loaded whole)."""
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What `apply` changed: the subjects touched, and the triples removed and added."""
+
+    touched: list[ox.NamedNode]
+    removed: int
+    added: int
+
+
+def apply(store: ox.Store, path: Path | str, new: Blocks, delta: Delta) -> Applied | None:
+    """Purge and add in `store` (a copy of the old one) what `delta` says; None when the new
+    file's parsed blocks were not one statement each of their subject, or the file changed
+    since it was split (the store is then to be loaded whole)."""
     import numpy as np
 
-    for iri in delta.purge:
-        node = ox.NamedNode(iri)
-        for quad in list(store.quads_for_pattern(node, None, None, ox.DefaultGraph())):
-            store.remove(quad)
     chosen = np.flatnonzero(delta.parse).tolist()
     picked = _picked(statements(path), chosen, new.digests)
     if picked is None:
@@ -196,15 +203,22 @@ def apply(
     check = SubjectCheck(b"".join(new.keys[i * DIGEST_SIZE : (i + 1) * DIGEST_SIZE]
                                   for i in chosen))
     try:
-        quads = list(check.wrap(ox.parse(text, ox.RdfFormat.TURTLE)))
+        quads = set(check.wrap(ox.parse(text, ox.RdfFormat.TURTLE)))
     except SyntaxError:
         return None
     if not check.done():
         return None
+    removed = 0
+    for iri in delta.purge:
+        node = ox.NamedNode(iri)
+        for quad in list(store.quads_for_pattern(node, None, None, ox.DefaultGraph())):
+            store.remove(quad)
+            removed += 1
+    added = sum(1 for quad in quads if quad not in store)
     store.bulk_extend(quads)
     touched = {quad.subject for quad in quads if isinstance(quad.subject, ox.NamedNode)}
     touched.update(ox.NamedNode(iri) for iri in delta.purge)
-    return sorted(touched, key=lambda node: node.value)
+    return Applied(sorted(touched, key=lambda node: node.value), removed, added)
 
 
 def _picked(blocks: Iterator[bytes], chosen: list[int], digests: bytearray) -> list[bytes] | None:

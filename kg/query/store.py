@@ -127,7 +127,7 @@ def load_store(
             else:
                 triples = done
             if blocks is not None:
-                write_record(fresh, blocks, subjects)
+                write_record(fresh, blocks, subjects, triples)
             _swap(fresh, store_dir, work / "old")
         finally:
             shutil.rmtree(work, ignore_errors=True)
@@ -163,18 +163,19 @@ def _load_difference(store_dir: Path, fresh: Path, path: Path | str,
     indexes: list[RankIndex | LinkIndex] = []
     why = "the graph's changed blocks are not one statement each of their subject"
     try:
-        touched = apply(store, path, blocks, change)
-        if touched is not None:
-            refresh_label_index(store, touched)
-            triples = _indexes(store, fresh, indexes)
+        applied = apply(store, path, blocks, change)
+        if applied is not None:
+            refresh_label_index(store, applied.touched)
+            triples = record.triples - applied.removed + applied.added
+            _indexes(store, fresh, indexes)
     except Unsplittable as exc:
-        touched, why = None, f"the graph changed while it was read ({exc})"
+        applied, why = None, f"the graph changed while it was read ({exc})"
     except OSError as exc:
         raise StoreError(f"{fresh}: load by difference failed: {exc}") from exc
     finally:
         del store
         gc.collect()  # closes the RocksDB handle before the folder is renamed
-    if touched is None:
+    if applied is None:
         shutil.rmtree(fresh, ignore_errors=True)
         return None, why
     _seal(indexes, fresh)
@@ -200,7 +201,9 @@ def _bulk_load(target: Path, data: Path | str | Iterable[Any],
             for first in items:
                 store.bulk_extend(chain((first,), islice(items, LOAD_BATCH - 1)))
         build_label_index(store)  # a replace starts empty; an append keeps the old keys
-        triples = _indexes(store, target, indexes)
+        store.flush()
+        triples = len(store) - index_size(store)
+        _indexes(store, target, indexes)
     except OSError as exc:
         raise StoreError(f"{target}: bulk load failed: {exc}") from exc
     finally:
@@ -210,18 +213,16 @@ def _bulk_load(target: Path, data: Path | str | Iterable[Any],
     return triples
 
 
-def _indexes(store: ox.Store, target: Path, built: list[RankIndex | LinkIndex]) -> int:
+def _indexes(store: ox.Store, target: Path, built: list[RankIndex | LinkIndex]) -> None:
     """Build the rank and link indexes of the loaded store at `target` (appended to `built`,
-    to seal once the store is closed); returns the number of data triples."""
+    to seal once the store is closed)."""
     store.flush()
-    triples = len(store) - index_size(store)
     graphs = data_graphs(store)
     ranks = RankIndex.build(
         store, graphs, target / RANK_FILE, paper_properties=ranked_paper_properties()
     )
     built.append(ranks)
     built.append(LinkIndex.build(store, graphs, target / LINK_FILE, ranks=ranks))
-    return triples
 
 
 def _seal(indexes: list[RankIndex | LinkIndex], target: Path) -> None:
