@@ -49,8 +49,11 @@ RECORD_SUBJECTS = "paperkg-subjects.txt"
 RECORD_META = "paperkg-blocks.json"
 FORMAT = 1
 
-#: Above this share of the new file's blocks to parse and add, the store is loaded whole.
-DELTA_LIMIT = 0.25
+#: Above this share of the new file's blocks to parse and add, the store is loaded whole: a
+#: changed triple costs a load by difference ~3x what a whole load spends on one (parse,
+#: purge, add, label keys, all in Python), so on a 948k-triple graph the two took the same
+#: time at 10-20 % of the blocks changed (`scripts/bench_store_delta.py`, docs/PERFORMANCE.md).
+DELTA_LIMIT = 0.15
 
 _RECORD_FILES = (RECORD_DATA, RECORD_SUBJECTS)
 
