@@ -12,6 +12,7 @@ import pyoxigraph as ox
 import pytest
 
 import kg.query.named as queries
+import kg.query.ranks as ranks_module
 from kg.query import open_source, run_named
 from kg.query.formats import compact
 from kg.query.labels import data_graphs
@@ -23,6 +24,7 @@ from kg.query.store import load_store
 KG = "https://w3id.org/paperkg/ontology#"
 RDF_TYPE = "http://www.w3.org/1999/02/22-rdf-syntax-ns#type"
 EX = "https://example.org/"
+SKOS = "http://www.w3.org/2004/02/skos/core#"
 TYPES = ["Model", "Method", "Task", "Dataset", "Metric", "Concept"]
 # Labels that tie ignoring case, sort differently by case, or fold specially (ß, Σ).
 WORDS = ["Diffusion", "diffusion", "GAN", "gan", "Straße", "STRASSE", "ΣNet", "bench", "x", "Zeta"]
@@ -332,3 +334,49 @@ def test_a_ranked_tag_must_match_the_query() -> None:
         queries.parse("t", f"# T.\n# @ranked ?c\n{body}{order}")
     with pytest.raises(ValueError, match="sort by"):
         queries.parse("t", f"# T.\n# @ranked ?c\n{body}{order.replace('?c', '?cx')}LIMIT 5\n")
+
+
+# Invented labels whose order needs care: case ties, non-ASCII letters whose lowercase differs
+# from ASCII rules (dotted capital I, sharp s, final sigma), equal counts, an IRI tie-break.
+ORDER_LABELS = [
+    ("a", 3, "Beta"), ("b", 3, "beta"), ("c", 3, "ALPHA"), ("d", 5, "Zeta"), ("e", 5, "zeta"),
+    ("f", 3, "İstanbul"), ("g", 3, "istanbul"), ("h", 3, "STRAßE"), ("i", 3, "strasse"),
+    ("j", 3, "ΟΔΟΣ"), ("k", 3, "οδος"), ("l", 1, "Élan"), ("m", 1, "elan"), ("n", 1, "Ωmega"),
+    ("o", 3, "a \"quoted\" label"), ("p", 2, "x"), ("p2", 2, "X"),
+]
+
+
+def _ordering_store(extra: list[ox.Quad] = ()) -> ox.Store:  # type: ignore[assignment]
+    store = ox.Store()
+    for name, count, label in ORDER_LABELS:
+        c = ox.NamedNode(EX + name)
+        store.add(ox.Quad(c, ox.NamedNode(KG + "paperCount"), ox.Literal(count)))
+        store.add(ox.Quad(c, ox.NamedNode(SKOS + "prefLabel"), ox.Literal(label)))
+    store.extend(extra)
+    return store
+
+
+def _q(name: str, prop: str, value: ox.Literal, graph: str | None = None) -> ox.Quad:
+    named = ox.NamedNode(EX + graph) if graph else ox.DefaultGraph()
+    return ox.Quad(ox.NamedNode(EX + name), ox.NamedNode(prop), value, named)
+
+
+COUNT, LABEL = KG + "paperCount", SKOS + "prefLabel"
+DECIMAL = ox.NamedNode("http://www.w3.org/2001/XMLSchema#decimal")
+
+
+@pytest.mark.parametrize("extra", [
+    [],
+    [_q("a", COUNT, ox.Literal(9))],  # a second count: the concept repeats, as in the engine's
+    # What the engine sorts itself: a decimal count, a language tag, a named graph.
+    [_q("q", COUNT, ox.Literal("2.5", datatype=DECIMAL)), _q("q", LABEL, ox.Literal("q"))],
+    [_q("r", COUNT, ox.Literal(2)), _q("r", LABEL, ox.Literal("R", language="en"))],
+    [_q("s", COUNT, ox.Literal(4), "g"), _q("s", LABEL, ox.Literal("S"), "g")],
+])
+def test_the_concepts_are_sorted_as_the_engine_sorts_them(extra: list[ox.Quad]) -> None:
+    store = _ordering_store(extra)
+    graphs = data_graphs(store)
+    engine = ranks_module._order(store, graphs, ranks_module._RANK_QUERY)
+    ours = ranks_module._concept_order(store, graphs)
+    assert list(ours[0].items()) == list(engine[0].items()) and ours[1] == engine[1]
+    assert (ranks_module._concept_rows(store, graphs) is None) == (len(extra) == 2)
