@@ -14,8 +14,12 @@ import pytest
 from kg.extract.context_types import (
     COLUMNS,
     NAMES,
+    WINDOW,
+    WINDOW_NAMES,
     context_type_features,
     neighbours,
+    window,
+    window_type_features,
 )
 from kg.extract.features import FEATURE_GROUPS
 from kg.train.decisions import TYPE_ONLY
@@ -85,3 +89,54 @@ def test_the_shipped_table_types_the_neighbouring_words() -> None:
 def test_only_the_type_models_read_the_context_types() -> None:
     assert FEATURE_GROUPS["context_types"] == NAMES
     assert set(NAMES) <= TYPE_ONLY
+
+
+def test_the_words_a_few_words_from_annotated_spans_are_counted_by_type(tmp_path: Path) -> None:
+    bct = _builder()
+    scierc = tmp_path / "s.json"
+    scierc.write_text(json.dumps({
+        "sentences": [["On", "the", "new", "Qux", "Set", "corpus", "we", "win", "big", "now"],
+                      ["Zap", "helps"]],
+        "ner": [[[3, 4, "Material"]], [[10, 10, "Method"]]],
+    }) + "\n", encoding="utf-8")
+    assert WINDOW == 4
+    windows = list(bct.scierc_mentions(scierc, bct.in_window))
+    # Lower-cased, at most WINDOW words a side, never across the sentence's edge.
+    assert windows == [(("on", "the", "new"), ("corpus", "we", "win", "big"), "Dataset"),
+                       ((), ("helps",), "Method")]
+    found = bct.window_tables([("scierc", w) for w in windows * 3]
+                              + [("scierc", (("lone",), (), "Task"))])
+    assert found["scierc:win_prev:new"] == {"Dataset": 3}
+    assert found["scierc:win_next:helps"] == {"Method": 3}
+    assert found["scierc:win:all"] == {"Dataset": 3, "Method": 3, "Task": 1}
+    # A word near fewer than MIN_WINDOW_SPANS spans is left out; the total keeps its span.
+    assert "scierc:win_prev:lone" not in found
+    twice = bct.window_tables([("scierc", (("on", "on"), (), "Task"))] * 3)
+    assert twice["scierc:win_prev:on"] == {"Task": 3}  # once per span and side
+
+
+def test_the_window_of_an_occurrence_stays_inside_its_sentence() -> None:
+    text = "Prior work fails. Results on the big new Foo Set, as shown here today."
+    start = text.index("Foo")
+    sent = text.index("Results")
+    assert window(text, start, start + len("Foo Set"), sent, len(text)) == (
+        ("on", "the", "big", "new"), (",", "as", "shown", "here"))
+    assert window(text, sent, sent + len("Results"), sent, len(text))[0] == ()
+
+
+def test_window_words_vote_for_the_type_of_the_spans_they_stand_near() -> None:
+    benchmark = window_type_features([(("results", "on", "the"), ("dataset", ","))])
+    network = window_type_features([(("we", "propose", "a", "deep"), ("network", "for"))])
+    assert benchmark["win_scirex_Dataset"] > max(benchmark["win_scirex_Method"],
+                                                 benchmark["win_scirex_Task"])
+    assert network["win_scirex_Method"] > max(network["win_scirex_Dataset"],
+                                              network["win_scirex_Task"])
+    # Words no annotated span stands near, or no occurrence at all: no evidence either way.
+    assert set(window_type_features([(("zorbleq",), ("quandlex",))]).values()) == {0.0}
+    assert set(window_type_features([]).values()) == {0.0}
+    # Two occurrences average their evidence.
+    both = window_type_features([(("results", "on", "the"), ("dataset", ",")),
+                                 (("we", "propose", "a", "deep"), ("network", "for"))])
+    assert both["win_scirex_Dataset"] == pytest.approx(
+        (benchmark["win_scirex_Dataset"] + network["win_scirex_Dataset"]) / 2)
+    assert set(benchmark) == set(WINDOW_NAMES) and set(WINDOW_NAMES) <= set(NAMES)

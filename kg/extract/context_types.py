@@ -8,6 +8,14 @@ span of SciERC (train + dev) and SciREX (train), the spans of each type it stand
 SciREX's spans themselves are counted by type too ("submodular function minimization").
 The type models read a candidate's neighbours through these counts: which type the
 annotators of other papers gave to spans standing where its occurrences stand.
+
+A wider window says more about a name no vocabulary lists: "benchmark datasets with images
+(NLVR2)", "a new dataset called SciNLI", "a denoising network we call MalleNet". The table also
+counts, for each word among the `WINDOW` words before (after) an annotated span in its
+sentence, the spans of each type it stands near; `window_type_features` weighs a candidate's
+window words naive-Bayes fashion: for each type, the sum over the words of the log ratio of
+the type's share among the spans near that word (smoothed towards the type's overall share
+by `WINDOW_PRIOR` spans) to its overall share, averaged over the candidate's occurrences.
 """
 
 from __future__ import annotations
@@ -24,10 +32,16 @@ TABLE = "context_types.tsv.gz"
 SOURCE_COLUMNS = {"scierc": COLUMNS, "scirex": COLUMNS[:4]}
 SIDES = ("prev", "next")
 START, END = "<s>", "</s>"
+WINDOW = 4  # words looked at on each side of a span for `window_type_features`
+WINDOW_PRIOR = 5.0  # spans' worth of the overall type shares a window word's counts start from
+WINDOW_TOTAL = "all"  # the row of every annotated span of a source, by type ("<source>:win:all")
+WINDOW_NAMES = tuple(f"win_{source}_{c}" for source, cols in SOURCE_COLUMNS.items()
+                     for c in cols)
 NAMES = (
     *(f"ctx_{source}_{side}_{c}" for source, cols in SOURCE_COLUMNS.items() for side in SIDES
       for c in (*cols, "n")),
     *(f"rx_span_{c}" for c in (*SOURCE_COLUMNS["scirex"], "n")),
+    *WINDOW_NAMES,
 )
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _REACH = 60  # characters looked at on each side for the neighbouring word
@@ -80,4 +94,50 @@ def context_type_features(contexts: Sequence[tuple[str, str]], keys: Sequence[st
         for c, n in _counts(f"scirex:span:{key}").items():
             span[c] = span.get(c, 0) + n
     f.update(_shares("rx_span", span, columns))
+    return f
+
+
+Window = tuple[tuple[str, ...], tuple[str, ...]]
+"""The lower-cased words (and punctuation marks) before and after one occurrence."""
+
+
+def window(text: str, start: int, end: int, sent_start: int = 0,
+           sent_end: int | None = None) -> Window:
+    """The `WINDOW` words (or punctuation marks) before text[start:end] and after it, within
+    its sentence [sent_start, sent_end), lower-cased.
+
+    >>> window("Results on the new Foo Set (ours), as shown.", 19, 26)
+    (('results', 'on', 'the', 'new'), ('(', 'ours', ')', ','))
+    """
+    stop = len(text) if sent_end is None else sent_end
+    before = _TOKEN.findall(text[sent_start:start])[-WINDOW:] if start > sent_start else []
+    after = _TOKEN.findall(text[end:stop])[:WINDOW]
+    return tuple(w.lower() for w in before), tuple(w.lower() for w in after)
+
+
+def window_type_features(windows: Sequence[Window]) -> dict[str, float]:
+    """The features (`WINDOW_NAMES`) of a candidate whose occurrences have these `windows`:
+    per source and type, the naive-Bayes evidence of the window words for the type (see the
+    module docstring), averaged over the occurrences (0 for a word the table lacks)."""
+    f = dict.fromkeys(WINDOW_NAMES, 0.0)
+    if not windows:
+        return f
+    for source, columns in SOURCE_COLUMNS.items():
+        total = _counts(f"{source}:win:{WINDOW_TOTAL}")
+        spans = sum(total.get(c, 0) for c in columns)
+        if not spans:
+            continue
+        prior = {c: max(total.get(c, 0), 1) / spans for c in columns}
+        for before, after in windows:
+            for side, words in (("win_prev", before), ("win_next", after)):
+                for word in dict.fromkeys(words):  # once each, in order: sums are
+                    # the same in every process (a set's order follows the hash seed)
+                    counts = _counts(f"{source}:{side}:{word}")
+                    near = sum(counts.get(c, 0) for c in columns)
+                    if not near:
+                        continue
+                    for c in columns:
+                        share = (counts.get(c, 0) + WINDOW_PRIOR * prior[c]) / (
+                            near + WINDOW_PRIOR)
+                        f[f"win_{source}_{c}"] += math.log(share / prior[c]) / len(windows)
     return f

@@ -22,7 +22,12 @@ from functools import cache
 from kg.extract.background import phrase_count, word_count
 from kg.extract.candidates import GazetteerLookup
 from kg.extract.context_types import NAMES as CONTEXT_TYPES
-from kg.extract.context_types import context_type_features, neighbours
+from kg.extract.context_types import (
+    context_type_features,
+    neighbours,
+    window,
+    window_type_features,
+)
 from kg.extract.contribution import NAMES as CONTRIBUTION_NAMES
 from kg.extract.contribution import PaperText, contribution_features
 from kg.extract.decisions import (
@@ -299,12 +304,16 @@ def group_features(
                                                if entry.short_form else [])]))
 
     # Which types SciERC and SciREX annotators gave to spans standing where its occurrences
-    # stand ("via X": a method, "for X": a task) and to the span itself in SciREX.
+    # stand ("via X": a method, "for X": a task), to the span itself in SciREX, and to spans
+    # with the same words a few words away ("datasets with images (X)").
     if paper is not None:
         contexts = [neighbours(paper.texts.get(fld, ""), occ.char_start, occ.char_end,
                                occ.sent_start, occ.sent_end) for fld, occ in occs]
         f.update(context_type_features(contexts, [entry.key, *([norm_key(entry.short_form)]
                                                                if entry.short_form else [])]))
+        f.update(window_type_features([
+            window(paper.texts.get(fld, ""), occ.char_start, occ.char_end, occ.sent_start,
+                   occ.sent_end) for fld, occ in occs]))
 
     for name in ("premodifier", "next_noun", "prev_modifier"):
         f[name] = sum(getattr(occ, name) for _, occ in occs) / len(occs)
