@@ -5,9 +5,10 @@ from the shipped table."""
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -27,16 +28,15 @@ from kg.train.decisions import TYPE_ONLY
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _builder():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("bct", ROOT / "scripts/build_context_types.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+@pytest.fixture(scope="module")
+def bct(load_file: Callable[[Path], ModuleType]) -> ModuleType:
+    """scripts/build_context_types.py, loaded by conftest's `load_file`."""
+    return load_file(ROOT / "scripts/build_context_types.py")
 
 
-def test_the_words_around_annotated_spans_are_counted_by_type(tmp_path: Path) -> None:
-    bct = _builder()
+
+def test_the_words_around_annotated_spans_are_counted_by_type(bct: ModuleType,
+                                                              tmp_path: Path) -> None:
     scierc = tmp_path / "s.json"
     scierc.write_text(json.dumps({
         "sentences": [["We", "parse", "via", "Foo", "Net", "."], ["Bar", "parsing", "helps"]],
@@ -91,8 +91,8 @@ def test_only_the_type_models_read_the_context_types() -> None:
     assert set(NAMES) <= TYPE_ONLY
 
 
-def test_the_words_a_few_words_from_annotated_spans_are_counted_by_type(tmp_path: Path) -> None:
-    bct = _builder()
+def test_the_words_a_few_words_from_annotated_spans_are_counted_by_type(
+        bct: ModuleType, tmp_path: Path) -> None:
     scierc = tmp_path / "s.json"
     scierc.write_text(json.dumps({
         "sentences": [["On", "the", "new", "Qux", "Set", "corpus", "we", "win", "big", "now"],

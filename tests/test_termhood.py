@@ -4,9 +4,10 @@ documents, the features it gives a candidate, the shipped table read back."""
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
+from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -17,16 +18,14 @@ from kg.train.decisions import ACCEPT_ONLY
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _builder():  # type: ignore[no-untyped-def]
-    spec = importlib.util.spec_from_file_location("bth", ROOT / "scripts/build_termhood.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+@pytest.fixture(scope="module")
+def bth(load_file: Callable[[Path], ModuleType]) -> ModuleType:
+    """scripts/build_termhood.py, loaded by conftest's `load_file`."""
+    return load_file(ROOT / "scripts/build_termhood.py")
 
 
-def test_words_are_counted_by_where_they_stand_against_the_spans() -> None:
-    bth = _builder()
+
+def test_words_are_counted_by_where_they_stand_against_the_spans(bth: ModuleType) -> None:
     # "A detailed [error analysis] of [pre-trained encoders] ." / "We study [pooling] ."
     words = ["A", "detailed", "error", "analysis", "of", "pre-trained", "encoders", ".",
              "We", "study", "pooling", "."]
@@ -45,8 +44,7 @@ def test_words_are_counted_by_where_they_stand_against_the_spans() -> None:
     assert found["result"] == {"outside": 1}
 
 
-def test_scirex_documents_are_read_and_bad_lines_named(tmp_path: Path) -> None:
-    bth = _builder()
+def test_scirex_documents_are_read_and_bad_lines_named(bth: ModuleType, tmp_path: Path) -> None:
     doc = {"words": ["We", "use", "Foo", "Net", "."], "sentences": [[0, 5]],
            "ner": [[2, 4, "Method"]]}
     [(words, starts, spans)] = bth.scirex_docs([json.dumps(doc), ""])
