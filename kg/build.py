@@ -25,7 +25,7 @@ from pyoxigraph import Triple
 
 from kg.analyze import analyze_read, append_triples
 from kg.analyze.incidence import IncidenceReader
-from kg.canon.compact import compact_extraction
+from kg.canon.compact import SpanTable, compact_extraction
 from kg.canon.corpus import canonical_corpus
 from kg.canon.corrections import read_corrections
 from kg.canon.relations import canonical_relations
@@ -114,13 +114,16 @@ def extract_corpus(
     todo = [p for p in papers if p.abstract]
     folder = str(cache) if cache is not None else None
     results: dict[str, Extraction] = {}
+    # Equal spans are one object for the corpus (`kg.canon.compact`); the table itself goes
+    # when the extractions are made.
+    spans: SpanTable = {}
     if folder is not None:  # papers whose records the cache has need no worker at all
         missing: list[Paper] = []
         # In slices: a slice's records are decoded JSON until they become Extractions.
         for batch in _batched(todo, CACHE_READ_BATCH):
             reused = cached_extractions(batch, config, folder)
             for i in sorted(reused):
-                results[batch[i].id] = compact_extraction(reused[i])
+                results[batch[i].id] = compact_extraction(reused[i], spans)
             counts.add(PartitionResult(tuple(reused.values()), reused=len(reused)))
             if progress is not None and reused:
                 progress(len(reused))
@@ -142,7 +145,7 @@ def extract_corpus(
     for result in stream:
         counts.add(result)
         for extraction in result.extractions:
-            results[extraction.paper_id] = compact_extraction(extraction)
+            results[extraction.paper_id] = compact_extraction(extraction, spans)
         if progress is not None:
             progress(len(result.extractions))
     return results

@@ -72,3 +72,22 @@ def test_rekey_drops_links_moved_to_none_and_moves_one_papers_links_only() -> No
     canonical.rekey({"noise": None}, {("p2", "gan"): "gan p2"})
     assert [(link.paper_id, link.concept_key) for link in canonical.links] == [
         ("p1", "gan"), ("p2", "gan p2")]
+
+
+def test_a_span_table_makes_equal_spans_one_object_across_papers() -> None:
+    def decoded(paper: str) -> Extraction:  # as a record decodes: new span objects
+        m = Mention("GAN", "GAN", Span(Field.ABSTRACT, int("300"), int("303")),
+                    Span(Field.ABSTRACT, int("280"), int("340")), ConceptType.METHOD,
+                    Role.USES, "rules")
+        return Extraction(paper, mentions=(m,), sentences=(Span(Field.ABSTRACT, 280, 340),))
+
+    table: dict[Span, Span] = {}
+    one, two = compact_extraction(decoded("p1"), table), compact_extraction(decoded("p2"), table)
+    assert one == decoded("p1") and two == decoded("p2")
+    assert one.mentions[0].span is two.mentions[0].span
+    assert one.sentences[0] is two.mentions[0].sentence
+    assert len(table) == 2
+    # Without a table, spans are shared within the paper only.
+    alone = compact_extraction(decoded("p3"))
+    assert alone.mentions[0].sentence is alone.sentences[0]
+    assert alone.mentions[0].span is not one.mentions[0].span
