@@ -98,7 +98,6 @@ class _GraphBuilder:
         self.out = out
         self.papers = self._index_papers()
         self.paper_iri = {key: iris.paper(key) for key in self.papers}
-        self.paper_node = {key: NamedNode(iri) for key, iri in self.paper_iri.items()}
         self.concept_iri = iris.concepts(corpus.concepts)
         self.concept_node = {iri: NamedNode(iri) for iri in self.concept_iri.values()}
         self.extractors: dict[str, tuple[str, NamedNode]] = {}
@@ -307,9 +306,11 @@ class _GraphBuilder:
                              if not _mention_problem(paper, m))
         for name in sorted(names):  # the extractors' own triples now, with the other subjects
             self._extractor(name)
+        # One bound method for every range, and each paper's node made with its evidence
+        # (issue 14: a node and a method object per paper held until the last range).
+        make = self._paper_evidence
         for key, paper_links in links.items():
-            self.out.add_lazy_range(self.paper_iri[key] + "/", self._paper_evidence, key,
-                                    paper_links)
+            self.out.add_lazy_range(self.paper_iri[key] + "/", make, key, paper_links)
 
     def _paper_evidence(
         self, key: str, links: list[Link]
@@ -331,17 +332,19 @@ class _GraphBuilder:
                 claims[mention.span].setdefault(concept_key, []).append(mention)
         blocks: list[tuple[str, Block]] = []
         sentences: dict[str, NamedNode] = {}
+        paper_node = NamedNode(self.paper_iri[key])
         for span, by_concept in claims.items():
             shared = len(by_concept) > 1
             for concept_key, mentions in by_concept.items():
                 concept = self.concept_iri[concept_key]
                 suffix = concept.rpartition("/")[2] if shared else ""
-                self._one_evidence(key, span, concept, mentions, suffix, sentences, blocks)
+                self._one_evidence(key, paper_node, span, concept, mentions, suffix, sentences,
+                                   blocks)
         return blocks
 
     def _one_evidence(
-        self, key: str, span: Span, concept: str, mentions: list[Mention], suffix: str,
-        sentences: dict[str, NamedNode], blocks: list[tuple[str, Block]],
+        self, key: str, paper_node: NamedNode, span: Span, concept: str, mentions: list[Mention],
+        suffix: str, sentences: dict[str, NamedNode], blocks: list[tuple[str, Block]],
     ) -> None:
         """One evidence node (and its sentence's, the first time): its Triples are made
         directly in canonical order (a test checks the order), when the writer takes them."""
@@ -360,7 +363,7 @@ class _GraphBuilder:
         evidence = Iris.evidence(paper_iri, span, suffix)
         blocks.append((evidence, (_evidence_block, (
             evidence, tuple(agents), self.concept_node[concept], self._integer(span.end),
-            t.FIELD_LITERAL[span.field], sentence_node, self.paper_node[key],
+            t.FIELD_LITERAL[span.field], sentence_node, paper_node,
             t.ROLE_PROPERTY[first.role], self._integer(span.start), first.text))))
         if new_sentence:
             text = self.papers[key].text(where.field)[where.start : where.end]
