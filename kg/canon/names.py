@@ -105,8 +105,10 @@ def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Canon
 
     def excess(own: set[str], profile: set[str], papers_in_profile: int) -> float:
         """What `own` shares with `profile` over what as many random papers would share."""
-        chance = sum(idf[w] * (1 - (1 - with_word[w] / n) ** papers_in_profile) for w in own)
-        return sum(idf[w] for w in own & profile) - chance
+        # fsum over sets: the same in every process (see kg.canon.senses._score)
+        chance = math.fsum(idf[w] * (1 - (1 - with_word[w] / n) ** papers_in_profile)
+                           for w in own)
+        return math.fsum(idf[w] for w in own & profile) - chance
 
     named = title_names(papers.values())
     moves: dict[tuple[str, str], str | None] = {}

@@ -218,7 +218,9 @@ class SenseTable:
         if not any(not k.startswith("@") for k in shared):
             return 0.0
         n = len(self.context) + 1  # smoothed: a concept every paper has still counts a little
-        return sum(math.log(n / self.papers_with[k]) for k in shared)
+        # fsum: exactly rounded, so the same in every process whatever order the set gives
+        # (a plain sum's last bit follows the hash seed, and ties are decided on it)
+        return math.fsum(math.log(n / self.papers_with[k]) for k in shared)
 
 
 def definitions(paper: Paper, extraction: Extraction) -> list[tuple[str, str]]:
