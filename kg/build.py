@@ -333,6 +333,8 @@ def run_build(
             corpus.extractions = urls_only(extractions)
             del extractions
             done.append(f"{len(corpus.concepts)} concepts, {len(corpus.links)} links")
+            # Counted now: the writer empties `corpus.links` as it reads them.
+            links = Counter(link.role for link in corpus.links)
         shards_path = Path(shards_dir) if shards_dir is not None else shards_folder(output)
         with ExitStack() as closing:
             sharded = closing.enter_context(ShardWriter(shards_path, shards)) if shards else None
@@ -341,7 +343,8 @@ def run_build(
                 # analysis' reader) without ever being held all at once.
                 output.parent.mkdir(parents=True, exist_ok=True)
                 reader = IncidenceReader() if analyze else None
-                stream = iter_triples(corpus, base=base, include_ontology=True)
+                stream = iter_triples(corpus, base=base, include_ontology=True,
+                                      release_links=True)
                 counted = _Counted(sharded.tap(stream) if sharded else stream, reader)
                 write_graph(counted, output, graph_format)
                 triples = counted.count
@@ -357,7 +360,7 @@ def run_build(
                     triples += len(analytics)
                     done.append(f"{len(analytics)} triples")
         papers_read = len(papers)
-        concepts, links = _concept_counts(corpus), Counter(link.role for link in corpus.links)
+        concepts = _concept_counts(corpus)
         warnings = list(corpus.warnings)
         # The graph is on disk: what the summary needs is counted, the rest goes before the
         # store's bulk loader and the page (which read the file) take their own memory.

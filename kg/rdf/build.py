@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import struct
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,14 +50,17 @@ def build_triples(
 
 
 def iter_triples(
-    corpus: Corpus, base: str = DEFAULT_BASE, include_ontology: bool = True
+    corpus: Corpus, base: str = DEFAULT_BASE, include_ontology: bool = True,
+    release_links: bool = False,
 ) -> Iterator[Triple]:
     """`build_triples` as a stream: the corpus is walked at the first `next()`, and each
     triple is made only as it is consumed (a writer streaming them to disk never holds
-    them all; `kg.build` writes the graph this way)."""
+    them all; `kg.build` writes the graph this way). `release_links`: the writer may empty
+    `corpus.links` once it has read them (issue 14: their mentions are the largest part of a
+    corpus; the writer keeps of them only what the graph needs, see `_GraphBuilder.build`)."""
     with _collector_paused():
         out = TripleBuffer(spill_at=SPILL_ENTRIES)
-        _GraphBuilder(corpus, Iris(base), out).build()
+        _GraphBuilder(corpus, Iris(base), out, release_links=release_links).build()
         if include_ontology:
             out.add_triples(ontology_triples())
     yield from out.iter_triples()
@@ -92,19 +96,41 @@ _TYPE_CLASS = {ctype: _const(node) for ctype, node in t.TYPE_CLASS.items()}
 class _GraphBuilder:
     """Walks a corpus once and adds every resource's triples to a `TripleBuffer`."""
 
-    def __init__(self, corpus: Corpus, iris: Iris, out: TripleBuffer) -> None:
+    def __init__(
+        self, corpus: Corpus, iris: Iris, out: TripleBuffer, release_links: bool = False
+    ) -> None:
         self.corpus = corpus
         self.iris = iris
         self.out = out
+        self.release_links = release_links
         self.papers = self._index_papers()
         self.paper_iri = {key: iris.paper(key) for key in self.papers}
         self.concept_iri = iris.concepts(corpus.concepts)
         self.concept_node = {iri: NamedNode(iri) for iri in self.concept_iri.values()}
         self.extractors: dict[str, tuple[str, NamedNode]] = {}
         self.integers: dict[int, Literal] = {}
+        # What a paper's packed evidence (`_pack_claims`) numbers: concept IRIs, extractors.
+        self.concept_list = list(self.concept_node)
+        self.concept_index = {iri: i for i, iri in enumerate(self.concept_list)}
+        self.extractor_list: list[str] = []
+        self.extractor_index: dict[str, int] = {}
 
     def build(self) -> None:
-        links = self._merge_links()
+        by_paper = self._merge_links()
+        # The links' triples now, and of their mentions only each paper's evidence, packed
+        # (issue 14: the mentions are the largest part of a corpus and the evidence nodes are
+        # written last, so the writer held every one of them until its last paper).
+        paper_count: dict[str, int] = defaultdict(int)
+        evidence: dict[str, bytes] = {}
+        names: set[str] = set()
+        if self.release_links:
+            self.corpus.links = []  # each paper's links go once packed
+        for key in list(by_paper):
+            paper_links = by_paper.pop(key)
+            for link in paper_links:
+                paper_count[link.concept_key] += 1
+                self._link(key, link)
+            evidence[key] = self._pack_claims(key, paper_links, names)
         for key, paper in self.papers.items():
             try:
                 self._paper(key, paper)
@@ -115,11 +141,6 @@ class _GraphBuilder:
                     source=paper.source,
                     record=paper.record,
                 ) from exc
-        paper_count: dict[str, int] = defaultdict(int)
-        for key, paper_links in links.items():
-            for link in paper_links:
-                paper_count[link.concept_key] += 1
-                self._link(key, link)
         self._concept_scheme()
         for concept_key, concept in self.corpus.concepts.items():
             try:
@@ -129,7 +150,7 @@ class _GraphBuilder:
                     f"concept {concept_key!r} cannot be written as RDF ({exc}); "
                     "its labels must be valid Unicode"
                 ) from exc
-        self._evidence(links)
+        self._evidence(evidence, names)
         add_vocabulary_links(self.corpus.matches, self.concept_iri, self.out)
         add_relation_triples(self.out, self.corpus, self.iris, self.concept_iri)
         add_decision_triples(self.out, self.corpus, self.iris, self.concept_iri)
@@ -294,28 +315,13 @@ class _GraphBuilder:
 
     # -- evidence -------------------------------------------------------------------------
 
-    def _evidence(self, links: dict[str, list[Link]]) -> None:
-        """Each paper's evidence and sentence nodes (the bulk of the graph) as one lazy range
-        of the buffer: made from the paper's merged links only when the writer reaches the
-        paper's IRI, so they are never all held at once."""
-        names: set[str] = set()
-        for key, paper_links in links.items():
-            paper = self.papers[key]
-            for link in paper_links:
-                names.update(m.extractor for m in link.mentions
-                             if not _mention_problem(paper, m))
-        for name in sorted(names):  # the extractors' own triples now, with the other subjects
-            self._extractor(name)
-        # One bound method for every range, and each paper's node made with its evidence
-        # (issue 14: a node and a method object per paper held until the last range).
-        make = self._paper_evidence
-        for key, paper_links in links.items():
-            self.out.add_lazy_range(self.paper_iri[key] + "/", make, key, paper_links)
-
-    def _paper_evidence(
-        self, key: str, links: list[Link]
-    ) -> list[tuple[str, Block]]:
-        """One paper's evidence nodes, one per span and concept, and their sentences' nodes."""
+    def _pack_claims(self, key: str, links: list[Link], names: set[str]) -> bytes:
+        """One paper's evidence claims (one per span and concept) as bytes, made from its
+        merged links: per claim, what `_paper_evidence` needs of the mention that speaks for
+        it (`_CLAIM`: concept, span, sentence, role, how many extractors) and the numbers of
+        its mentions' extractors (`_AGENT_NUMBER`). The extractors of the mentions that are
+        evidence are added to `names`; a mention that cannot be evidence is logged and left
+        out."""
         paper = self.papers[key]
         claims: dict[Span, dict[str, list[Mention]]] = defaultdict(dict)
         for link in links:
@@ -329,47 +335,104 @@ class _GraphBuilder:
                         mention.span.start, mention.span.end, problem,
                     )  # fmt: skip
                     continue
+                names.add(mention.extractor)
                 claims[mention.span].setdefault(concept_key, []).append(mention)
+        packed = bytearray()
+        for span, by_concept in claims.items():
+            for concept_key, mentions in by_concept.items():
+                first = mentions[0] if len(mentions) == 1 else min(mentions, key=_evidence_order)
+                agents = sorted({self._extractor_number(m.extractor) for m in mentions})
+                where = first.sentence  # in the span's field (`_mention_problem`)
+                packed += _CLAIM.pack(
+                    self.concept_index[self.concept_iri[concept_key]], _FIELDS[span.field],
+                    span.start, span.end, where.start, where.end, _ROLES[first.role],
+                    len(agents))
+                for agent in agents:
+                    packed += _AGENT_NUMBER.pack(agent)
+        return bytes(packed)
+
+    def _extractor_number(self, name: str) -> int:
+        number = self.extractor_index.get(name)
+        if number is None:
+            number = self.extractor_index[name] = len(self.extractor_list)
+            self.extractor_list.append(name)
+        return number
+
+    def _evidence(self, evidence: dict[str, bytes], names: set[str]) -> None:
+        """Each paper's evidence and sentence nodes (the bulk of the graph) as one lazy range
+        of the buffer: made from the paper's packed claims only when the writer reaches the
+        paper's IRI, so they are never all held at once."""
+        for name in sorted(names):  # the extractors' own triples now, with the other subjects
+            self._extractor(name)
+        # One bound method for every range, and each paper's node made with its evidence
+        # (issue 14: a node and a method object per paper held until the last range).
+        make = self._paper_evidence
+        for key, packed in evidence.items():
+            self.out.add_lazy_range(self.paper_iri[key] + "/", make, key, packed)
+
+    def _paper_evidence(self, key: str, packed: bytes) -> list[tuple[str, Block]]:
+        """One paper's evidence nodes, one per span and concept, and their sentences' nodes,
+        from its packed claims (`_pack_claims`)."""
+        claims: list[tuple[Span, int, Span, Role, list[int]]] = []
+        offset, size = 0, len(packed)
+        while offset < size:
+            concept, field, start, end, s_start, s_end, role, n = _CLAIM.unpack_from(
+                packed, offset)
+            offset += _CLAIM.size
+            agents = [number for (number,) in _AGENT_NUMBER.iter_unpack(
+                packed[offset : offset + n * _AGENT_NUMBER.size])]
+            offset += n * _AGENT_NUMBER.size
+            span_field = _FIELD_LIST[field]
+            claims.append((Span(span_field, start, end), concept,
+                           Span(span_field, s_start, s_end), _ROLE_LIST[role], agents))
         blocks: list[tuple[str, Block]] = []
         sentences: dict[str, NamedNode] = {}
         paper_node = NamedNode(self.paper_iri[key])
-        for span, by_concept in claims.items():
-            shared = len(by_concept) > 1
-            for concept_key, mentions in by_concept.items():
-                concept = self.concept_iri[concept_key]
+        i = 0
+        while i < len(claims):  # the claims of one span are consecutive
+            j = i + 1
+            while j < len(claims) and claims[j][0] == claims[i][0]:
+                j += 1
+            shared = j - i > 1
+            for span, concept_number, where, role, agents in claims[i:j]:
+                concept = self.concept_list[concept_number]
                 suffix = concept.rpartition("/")[2] if shared else ""
-                self._one_evidence(key, paper_node, span, concept, mentions, suffix, sentences,
-                                   blocks)
+                self._one_evidence(key, paper_node, span, concept, where, role, agents, suffix,
+                                   sentences, blocks)
+            i = j
         return blocks
 
     def _one_evidence(
-        self, key: str, paper_node: NamedNode, span: Span, concept: str, mentions: list[Mention],
-        suffix: str, sentences: dict[str, NamedNode], blocks: list[tuple[str, Block]],
+        self, key: str, paper_node: NamedNode, span: Span, concept: str, where: Span,
+        role: Role, agent_numbers: list[int], suffix: str, sentences: dict[str, NamedNode],
+        blocks: list[tuple[str, Block]],
     ) -> None:
         """One evidence node (and its sentence's, the first time): its Triples are made
         directly in canonical order (a test checks the order), when the writer takes them."""
         paper_iri = self.paper_iri[key]
-        first = mentions[0] if len(mentions) == 1 else min(mentions, key=_evidence_order)
-        where = first.sentence
+        paper = self.papers[key]
         sentence = Iris.sentence(paper_iri, where)
         sentence_node = sentences.get(sentence)
         new_sentence = sentence_node is None
         if sentence_node is None:
             sentence_node = sentences[sentence] = NamedNode(sentence)
-        if len(mentions) == 1:
-            agents = [self._extractor(first.extractor)[1]]
+        names = self.extractor_list
+        if len(agent_numbers) == 1:
+            agents = [self._extractor(names[agent_numbers[0]])[1]]
         else:
-            agents = [n for _, n in sorted({self._extractor(m.extractor) for m in mentions})]
+            agents = [n for _, n in sorted({self._extractor(names[a]) for a in agent_numbers})]
+        # The mention's text is its span of the field (`_mention_problem` checked it).
+        text = paper.text(span.field)[span.start : span.end]
         evidence = Iris.evidence(paper_iri, span, suffix)
         blocks.append((evidence, (_evidence_block, (
             evidence, tuple(agents), self.concept_node[concept], self._integer(span.end),
             t.FIELD_LITERAL[span.field], sentence_node, paper_node,
-            t.ROLE_PROPERTY[first.role], self._integer(span.start), first.text))))
+            t.ROLE_PROPERTY[role], self._integer(span.start), text))))
         if new_sentence:
-            text = self.papers[key].text(where.field)[where.start : where.end]
+            sentence_text = paper.text(where.field)[where.start : where.end]
             blocks.append((sentence, (_sentence_block, (
                 sentence_node, self._integer(where.end), t.FIELD_LITERAL[where.field],
-                self._integer(where.start), text))))
+                self._integer(where.start), sentence_text))))
 
     def _integer(self, value: int) -> Literal:
         """An xsd:integer literal of an offset (offsets repeat: cached)."""
@@ -390,6 +453,16 @@ class _GraphBuilder:
             add(iri, t.RDFS_LABEL, *t.str_term(f"paperkg {name}"))
             add(iri, t.SCHEMA_SOFTWARE_VERSION, *t.str_term(__version__))
         return agent
+
+
+# A packed evidence claim (`_GraphBuilder._pack_claims`): concept number, span field, start,
+# end, sentence start, end, role, number of extractors; then each extractor's number.
+_CLAIM = struct.Struct("<IBIIIIBB")
+_AGENT_NUMBER = struct.Struct("<H")
+_FIELD_LIST = list(Field)
+_FIELDS = {f: i for i, f in enumerate(_FIELD_LIST)}
+_ROLE_LIST = list(Role)
+_ROLES = {r: i for i, r in enumerate(_ROLE_LIST)}
 
 
 def _merged(links: list[Link]) -> list[Link]:
