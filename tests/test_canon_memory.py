@@ -91,3 +91,22 @@ def test_a_span_table_makes_equal_spans_one_object_across_papers() -> None:
     alone = compact_extraction(decoded("p3"))
     assert alone.mentions[0].sentence is alone.sentences[0]
     assert alone.mentions[0].span is not one.mentions[0].span
+
+
+def test_sense_contexts_are_sorted_tuples_sharing_one_string_per_key() -> None:
+    from kg.canon.senses import SenseTable
+    from kg.types import Paper
+
+    def m(label: str) -> Mention:
+        return Mention(label, label, Span(Field.ABSTRACT, 0, len(label)),
+                       Span(Field.ABSTRACT, 0, 40), ConceptType.METHOD, Role.USES, "rules")
+
+    papers = [Paper("p1", "x", venue="Conf"), Paper("p2", "y", year=2024)]
+    extractions = {"p1": Extraction("p1", mentions=(m("graph kernel"), m("diffusion model"))),
+                   "p2": Extraction("p2", mentions=(m("diffusion models"),))}
+    table = SenseTable.build(papers, extractions)
+    assert table.context == {"p1": ("@venue conf", "diffusion model", "graph kernel"),
+                             "p2": ("@year 2024", "diffusion model")}
+    assert table.context["p1"][1] is table.context["p2"][1]
+    assert table.papers_with["diffusion model"] == 2
+    assert table._papers_of("graph kernel") == {"p1"}

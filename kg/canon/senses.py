@@ -38,6 +38,7 @@ threshold: "above zero", "exactly one best" and "more likely than not" are the o
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -114,7 +115,8 @@ class SenseTable:
     """The senses of every short form of a corpus, and each paper's context to choose one."""
 
     senses: dict[str, dict[str, set[str]]] = field(default_factory=dict)  # short -> long -> papers
-    context: dict[str, frozenset[str]] = field(default_factory=dict)  # paper -> context keys
+    # paper -> its context keys, sorted (a tuple, its strings one object per key: issue 14)
+    context: dict[str, tuple[str, ...]] = field(default_factory=dict)
     papers_with: Counter[str] = field(default_factory=Counter)  # context key -> paper count
     by_initials: dict[str, set[str]] = field(default_factory=dict)  # initials -> concept keys
     cased: dict[str, set[str]] = field(default_factory=dict)  # exact short form -> long keys
@@ -133,6 +135,7 @@ class SenseTable:
         senses: dict[str, dict[str, set[str]]] = defaultdict(lambda: defaultdict(set))
         cased: dict[str, set[str]] = defaultdict(set)
         by_initials: dict[str, set[str]] = defaultdict(set)
+        shared: dict[str, str] = {}  # equal keys: one string for every paper's context
         for paper in papers:
             extraction = extractions.get(paper.id)
             if extraction is None:
@@ -148,8 +151,8 @@ class SenseTable:
                 letters = initials(key)
                 if len(letters) > 1:
                     by_initials[letters].add(key)
-            context = keys | _metadata(paper)
-            table.context[paper.id] = frozenset(context)
+            context = tuple(sorted(shared.setdefault(k, k) for k in keys | _metadata(paper)))
+            table.context[paper.id] = context
             table.papers_with.update(context)
         table.senses = {s: dict(longs) for s, longs in senses.items()}
         table.by_initials = dict(by_initials)
@@ -161,7 +164,7 @@ class SenseTable:
         """(key, rule) of an undefined short form used in `paper_id` (see module docstring);
         `proposed` when the paper proposes it, `named` when it gives the name itself."""
         sense = short_sense_key(short)
-        own = self.context.get(paper_id, frozenset())
+        own = frozenset(self.context.get(paper_id, ()))
         longs = self.senses.get(sense)
         same_case = self.cased.get(short_key(short))
         if longs and same_case:
@@ -202,7 +205,7 @@ class SenseTable:
         found = self._papers_cache.get(key)
         if found is None:
             found = self._papers_cache[key] = {
-                pid for pid, keys in self.context.items() if key in keys}
+                pid for pid, keys in self.context.items() if _holds(keys, key)}
         return found
 
     def _score(
@@ -213,7 +216,7 @@ class SenseTable:
         profile = self._profiles.get(sense)
         if profile is None:  # the union of the papers' contexts, once per sense
             profile = self._profiles[sense] = frozenset().union(
-                *(self.context.get(pid, frozenset()) for pid in papers))
+                *(self.context.get(pid, ()) for pid in papers))
         shared = (own & profile) - exclude
         if not any(not k.startswith("@") for k in shared):
             return 0.0
@@ -221,6 +224,12 @@ class SenseTable:
         # fsum: exactly rounded, so the same in every process whatever order the set gives
         # (a plain sum's last bit follows the hash seed, and ties are decided on it)
         return math.fsum(math.log(n / self.papers_with[k]) for k in shared)
+
+
+def _holds(keys: tuple[str, ...], key: str) -> bool:
+    """Whether the sorted `keys` hold `key`."""
+    i = bisect_left(keys, key)
+    return i < len(keys) and keys[i] == key
 
 
 def definitions(paper: Paper, extraction: Extraction) -> list[tuple[str, str]]:
