@@ -210,3 +210,15 @@ def test_literals_are_plain_strings_without_language() -> None:
         if isinstance(t.object, Literal):
             assert t.object.language is None
             assert isinstance(t.predicate, NamedNode)
+
+
+def test_a_writer_that_may_release_the_links_writes_the_same_graph() -> None:
+    from kg.rdf.build import iter_triples
+
+    kept, released = sample_corpus(), sample_corpus()
+    before = [str(t) for t in iter_triples(kept, include_ontology=False)]
+    assert kept.links
+    after = [str(t) for t in iter_triples(released, include_ontology=False, release_links=True)]
+    assert after == before
+    assert released.links == []  # the mentions went once the writer had packed their evidence
+    assert any("/evidence/" in t for t in after)

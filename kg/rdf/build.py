@@ -10,9 +10,11 @@ from __future__ import annotations
 import gc
 import logging
 import struct
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import IO
 from urllib.parse import quote
 
 from pyoxigraph import Literal, NamedNode, Triple
@@ -114,6 +116,7 @@ class _GraphBuilder:
         self.concept_index = {iri: i for i, iri in enumerate(self.concept_list)}
         self.extractor_list: list[str] = []
         self.extractor_index: dict[str, int] = {}
+        self.claims: IO[bytes]  # every paper's packed claims, in a temporary file (`build`)
 
     def build(self) -> None:
         by_paper = self._merge_links()
@@ -121,16 +124,21 @@ class _GraphBuilder:
         # (issue 14: the mentions are the largest part of a corpus and the evidence nodes are
         # written last, so the writer held every one of them until its last paper).
         paper_count: dict[str, int] = defaultdict(int)
-        evidence: dict[str, bytes] = {}
+        evidence: dict[str, tuple[int, int]] = {}  # paper key -> where its claims are
         names: set[str] = set()
         if self.release_links:
             self.corpus.links = []  # each paper's links go once packed
+        # Packed, to disk: the ranges hold where (issue 14: not a few hundred bytes a paper).
+        claims = self.claims = tempfile.TemporaryFile(prefix="paperkg-evidence-")  # noqa: SIM115
         for key in list(by_paper):
             paper_links = by_paper.pop(key)
             for link in paper_links:
                 paper_count[link.concept_key] += 1
                 self._link(key, link)
-            evidence[key] = self._pack_claims(key, paper_links, names)
+            packed = self._pack_claims(key, paper_links, names)
+            evidence[key] = (claims.tell(), len(packed))
+            claims.write(packed)
+        claims.flush()
         for key, paper in self.papers.items():
             try:
                 self._paper(key, paper)
@@ -358,7 +366,7 @@ class _GraphBuilder:
             self.extractor_list.append(name)
         return number
 
-    def _evidence(self, evidence: dict[str, bytes], names: set[str]) -> None:
+    def _evidence(self, evidence: dict[str, tuple[int, int]], names: set[str]) -> None:
         """Each paper's evidence and sentence nodes (the bulk of the graph) as one lazy range
         of the buffer: made from the paper's packed claims only when the writer reaches the
         paper's IRI, so they are never all held at once."""
@@ -367,14 +375,16 @@ class _GraphBuilder:
         # One bound method for every range, and each paper's node made with its evidence
         # (issue 14: a node and a method object per paper held until the last range).
         make = self._paper_evidence
-        for key, packed in evidence.items():
-            self.out.add_lazy_range(self.paper_iri[key] + "/", make, key, packed)
+        for key, (offset, size) in evidence.items():
+            self.out.add_lazy_range(self.paper_iri[key] + "/", make, key, offset, size)
 
-    def _paper_evidence(self, key: str, packed: bytes) -> list[tuple[str, Block]]:
+    def _paper_evidence(self, key: str, at: int, size: int) -> list[tuple[str, Block]]:
         """One paper's evidence nodes, one per span and concept, and their sentences' nodes,
-        from its packed claims (`_pack_claims`)."""
+        from its packed claims (`_pack_claims`), `size` bytes at `at` of the claims file."""
+        self.claims.seek(at)
+        packed = self.claims.read(size)
         claims: list[tuple[Span, int, Span, Role, list[int]]] = []
-        offset, size = 0, len(packed)
+        offset = 0
         while offset < size:
             concept, field, start, end, s_start, s_end, role, n = _CLAIM.unpack_from(
                 packed, offset)

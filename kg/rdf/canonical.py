@@ -73,8 +73,8 @@ class TripleBuffer:
         self._subjects: dict[str, list[Entry]] = {}
         self._spill_at = spill_at
         self._entries = 0
-        # Sorted runs on disk: subjects (in order) whose entries were spilled, and the files.
-        self._spilled: set[str] = set()
+        # Sorted runs on disk (not their subjects as well: issue 14, they are most of a large
+        # graph's people and papers).
         self._runs: list[IO[bytes]] = []
         # Whole subjects added in canonical order (evidence, sentences): ready Triples, or
         # the function and arguments that make them when they are written.
@@ -114,7 +114,6 @@ class TripleBuffer:
                 protocol=pickle.HIGHEST_PROTOCOL))
         run.flush()
         self._runs.append(run)
-        self._spilled.update(subjects)
         self._subjects = {}
         self._entries = 0
     def add_block(self, subject: str, triples: list[Triple]) -> None:
@@ -151,7 +150,12 @@ class TripleBuffer:
         return len(self._runs)
 
     def __contains__(self, subject: str) -> bool:
-        return subject in self._subjects or subject in self._blocks or subject in self._spilled
+        """Whether the buffer holds triples of `subject`; a spilled one is looked up by reading
+        the runs again (slow: the graph's writer never asks)."""
+        if subject in self._subjects or subject in self._blocks:
+            return True
+        return any(found == subject for index, run in enumerate(self._runs)
+                   for found, _ in _read_run(run, index))
 
     def add_triples(self, triples: Iterable[Triple]) -> None:
         """Add parsed triples (e.g. the ontology); blank nodes are refused by the contract."""

@@ -78,6 +78,7 @@ def add_relation_triples(
     nodes already in `out` (from paper -> concept evidence) are shared, not repeated.
     """
     papers = {p.id: p for p in corpus.papers}
+    sentences: set[str] = set()  # the sentence nodes added: only relations add them to `out`
     for relation in corpus.relations:
         subject = _concept(concept_iri, relation.subject_key)
         obj = _concept(concept_iri, relation.object_key)
@@ -99,7 +100,7 @@ def add_relation_triples(
                     mention.predicate.value, mention.object.text, problem,
                 )  # fmt: skip
                 continue
-            _evidence(out, iris, paper, mention, subject, obj)
+            _evidence(out, iris, paper, mention, subject, obj, sentences)
 
 
 def _concept(concept_iri: Mapping[str, str], key: str) -> str:
@@ -113,12 +114,14 @@ def _concept(concept_iri: Mapping[str, str], key: str) -> str:
 
 
 def _evidence(
-    out: TripleBuffer, iris: Iris, paper: Paper, mention: RelationMention, subject: str, obj: str
+    out: TripleBuffer, iris: Iris, paper: Paper, mention: RelationMention, subject: str, obj: str,
+    sentences: set[str],
 ) -> None:
     paper_iri = iris.paper(paper_key(paper))
     where = mention.sentence
     sentence = Iris.sentence(paper_iri, where)
-    if sentence not in out:
+    if sentence not in sentences:
+        sentences.add(sentence)
         text = paper.text(where.field)[where.start : where.end]
         out.add(sentence, t.RDF_TYPE, *t.iri_term(t.KG_SENTENCE.value))
         out.add(sentence, t.KG_FIELD, *t.str_term(where.field.value))
