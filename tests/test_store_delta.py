@@ -16,6 +16,7 @@ import pytest
 
 import kg.build as build_module
 import kg.query.delta as delta_module
+import kg.query.store as store_module
 from kg.build import run_build
 from kg.query.blocks import SubjectCheck, Unsplittable, split_bytes, subject_key
 from kg.query.delta import RECORD_DATA, RECORD_META
@@ -35,6 +36,23 @@ HEAD = """@prefix ex: <http://example.org/> .
 def any_share(monkeypatch: pytest.MonkeyPatch) -> None:
     """These graphs are small: any share of them may change and still go by difference."""
     monkeypatch.setattr(delta_module, "DELTA_LIMIT", 1.0)
+
+
+# What each load by difference's `kg.query.reindex.update_indexes` returned in this test (the
+# two indexes, or why they were built whole).
+UPDATES: list[object] = []
+
+
+@pytest.fixture(autouse=True)
+def index_updates(monkeypatch: pytest.MonkeyPatch) -> None:
+    UPDATES.clear()
+    real = store_module.update_indexes
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        UPDATES.append(real(*args, **kwargs))
+        return UPDATES[-1]
+
+    monkeypatch.setattr(store_module, "update_indexes", spy)
 
 
 def _paper(n: int, concepts: list[str], title: str | None = None, year: int = 2024) -> str:
@@ -106,14 +124,19 @@ def _contents(store_dir: Path) -> tuple[set[str], list[tuple[str, list[tuple[obj
     return quads, tables
 
 
-def _grow(tmp_path: Path, old: str, new: str, name: str = "g.ttl") -> tuple[LoadReport, Path]:
+def _grow(tmp_path: Path, old: str, new: str, name: str = "g.ttl",
+          updated: bool = True) -> tuple[LoadReport, Path]:
     """Load `old`, then `new` into the same store; also `new` alone into a store of its own.
-    Returns the second load's report, having checked both stores hold the same."""
+    Returns the second load's report, having checked both stores hold the same (and that a
+    load by difference updated the indexes rather than rebuilding them)."""
     tmp_path.mkdir(parents=True, exist_ok=True)
     store = tmp_path / "store"
     first = load_store(store, _write(tmp_path / f"old-{name}", old))
     assert not first.by_difference and first.note == ""
+    updates = len(UPDATES)
     report = load_store(store, _write(tmp_path / name, new))
+    if report.by_difference:
+        assert isinstance(UPDATES[updates], str) != updated, UPDATES[updates]
     whole = load_store(tmp_path / "whole", tmp_path / name)
     assert report.triples == whole.triples
     assert _contents(store) == _contents(tmp_path / "whole")
@@ -156,6 +179,76 @@ def test_the_same_file_again_changes_nothing(tmp_path: Path) -> None:
     report, _ = _grow(tmp_path, _graph(BASE), _graph(BASE))
     assert report.by_difference
     assert report.note == "0 new or changed blocks, 0 gone; 0 subjects rewritten, 0 blocks parsed"
+
+
+def test_a_concept_ranked_anew_keeps_the_roles_of_papers_not_touched(tmp_path: Path) -> None:
+    """A concept with no prefLabel is not ranked; given one, it is, and the roles of the papers
+    that link it (not touched by the load) are found again."""
+    old = _graph(BASE) + "ex:orphan kg:paperCount 1 .\nex:zpaper kg:proposes ex:orphan ;\n" \
+        "\tkg:mentions ex:orphan .\n"
+    new = old.replace("ex:orphan kg:paperCount 1 .", 'ex:orphan kg:paperCount 1 ;\n'
+                      '\tskos:prefLabel "Orphan method" .')
+    report, store = _grow(tmp_path, old, new)
+    assert report.by_difference and report.note.endswith("1 subjects rewritten, 1 blocks parsed")
+    db = sqlite3.connect(f"file:{store / RANK_FILE}?mode=ro", uri=True)
+    roles = db.execute("SELECT role FROM concept_role JOIN concept USING (rank) "
+                       "WHERE iri = 'http://example.org/orphan' ORDER BY role").fetchall()
+    assert [r.rsplit("#", 1)[1] for (r,) in roles] == ["mentions", "proposes"]
+
+
+def test_a_role_no_paper_keeps_leaves_a_concept_not_touched(tmp_path: Path) -> None:
+    """Paper 5 proposed U-Net; it now neither proposes nor mentions it. U-Net's block is the same
+    (its count as written), so only the paper is rewritten, but no paper proposes U-Net now."""
+    new = _graph(BASE).replace("kg:mentions ex:unet , ex:segmentation ;\n\tkg:proposes ex:unet",
+                               "kg:mentions ex:segmentation ;\n\tkg:proposes ex:segmentation")
+    report, store = _grow(tmp_path, _graph(BASE), new)
+    assert report.by_difference and "1 subjects rewritten" in report.note
+    db = sqlite3.connect(f"file:{store / RANK_FILE}?mode=ro", uri=True)
+    roles = db.execute("SELECT role FROM concept_role JOIN concept USING (rank) "
+                       "WHERE iri = 'http://example.org/unet'").fetchall()
+    assert [r.rsplit("#", 1)[1] for (r,) in roles] == ["mentions"]
+
+
+def test_labels_beyond_ascii_and_a_newer_paper_are_ranked_anew(tmp_path: Path) -> None:
+    grown = {**BASE, 9: ["straße_net", "İnet", "unet"], 10: ["Ωmega", "sparse_attention"]}
+    new = _graph(grown).replace("Invented paper 10\" ;\n\tschema:datePublished 2024",
+                                "Invented paper 10\" ;\n\tschema:datePublished 2025")
+    report, _ = _grow(tmp_path, _graph(BASE, labels={"unet": "Ünet"}), new)
+    assert report.by_difference
+
+
+def test_indexes_are_built_whole_when_the_previous_cannot_be_updated(tmp_path: Path) -> None:
+    """A decimal paper count (the engine sorts the concepts, no keys are kept), or a new paper
+    that mentions a literal (the link index cannot hold it): the indexes are built whole."""
+    decimal = _graph(BASE).replace("kg:paperCount 1 ", "kg:paperCount 1.0 ", 1)
+    grown = _graph({**BASE, 9: ["unet", "new_method"]})
+    report, _ = _grow(tmp_path / "a", decimal, grown.replace("kg:paperCount 1 ",
+                                                             "kg:paperCount 1.0 ", 1),
+                      updated=False)
+    assert report.by_difference and "sorted by the engine" in str(UPDATES[-1])
+    literal = grown.replace("kg:mentions ex:unet , ex:new_method",
+                            'kg:mentions ex:unet , ex:new_method , "a literal"')
+    report, _ = _grow(tmp_path / "b", _graph(BASE), literal, updated=False)
+    assert report.by_difference and "not an IRI" in str(UPDATES[-1])
+
+
+def test_a_rank_index_of_an_older_layout_is_rebuilt(tmp_path: Path) -> None:
+    """A store whose rank index has no `concept_key` table (written before it existed): the
+    load by difference builds the indexes whole, then updates them the next time."""
+    store = tmp_path / "store"
+    load_store(store, _write(tmp_path / "old.ttl", _graph(BASE)))
+    db = sqlite3.connect(store / RANK_FILE)
+    db.execute("DROP TABLE concept_key")
+    db.commit()
+    db.close()
+    grown = {**BASE, 9: ["sparse_attention", "new_method"]}
+    assert load_store(store, _write(tmp_path / "new.ttl", _graph(grown))).by_difference
+    assert "cannot be read" in str(UPDATES[-1])
+    load_store(tmp_path / "whole", tmp_path / "new.ttl")
+    assert _contents(store) == _contents(tmp_path / "whole")
+    more = {**grown, 10: ["unet", "new_method"]}
+    assert load_store(store, _write(tmp_path / "more.ttl", _graph(more))).by_difference
+    assert not isinstance(UPDATES[-1], str)
 
 
 def test_gzipped_and_n_triples_files(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ load of a file that splits too compares the two lists of digests:
 The store then holds exactly the new file's triples: a subject that no old block lost keeps its
 triples, and the new file's blocks of it are either unchanged (already there) or added; a
 purged subject gets back all the new file's blocks of it. The label index is recomputed for the
-subjects touched, the rank and link indexes are rebuilt (`kg.query.store`).
+subjects touched, the rank and link indexes updated from the previous ones (`kg.query.reindex`).
 
 The record is used only when it fits: written by this format, its checksum right, and the
 store's files as they were when it was written (`kg.query.ranks.store_fingerprint`: any other
@@ -185,11 +185,14 @@ def plan(old: Record, new: Blocks) -> Delta | str:
 
 @dataclass(frozen=True, slots=True)
 class Applied:
-    """What `apply` changed: the subjects touched, and the triples removed and added."""
+    """What `apply` changed: the subjects touched, the triples removed and added, and the IRIs
+    the removed triples pointed at (`kg.query.reindex` looks again at those of them that are
+    ranked concepts)."""
 
     touched: list[ox.NamedNode]
     removed: int
     added: int
+    unlinked: frozenset[str] = frozenset()
 
 
 def apply(store: ox.Store, path: Path | str, new: Blocks, delta: Delta) -> Applied | None:
@@ -212,16 +215,20 @@ def apply(store: ox.Store, path: Path | str, new: Blocks, delta: Delta) -> Appli
     if not check.done():
         return None
     removed = 0
+    unlinked = set()
     for iri in delta.purge:
         node = ox.NamedNode(iri)
         for quad in list(store.quads_for_pattern(node, None, None, ox.DefaultGraph())):
             store.remove(quad)
             removed += 1
+            if isinstance(quad.object, ox.NamedNode):
+                unlinked.add(quad.object.value)
     added = sum(1 for quad in quads if quad not in store)
     store.bulk_extend(quads)
     touched = {quad.subject for quad in quads if isinstance(quad.subject, ox.NamedNode)}
     touched.update(ox.NamedNode(iri) for iri in delta.purge)
-    return Applied(sorted(touched, key=lambda node: node.value), removed, added)
+    return Applied(sorted(touched, key=lambda node: node.value), removed, added,
+                   frozenset(unlinked))
 
 
 def _picked(blocks: Iterator[bytes], chosen: list[int], digests: bytearray) -> list[bytes] | None:

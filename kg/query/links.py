@@ -95,10 +95,6 @@ class LinkIndex:
     ) -> LinkIndex:
         """Index the paper–concept links of `store` (its data `graphs`) into SQLite at `path`
         (replaced if it exists; in memory by default), papers ranked by `ranks`."""
-        if path != ":memory:":
-            Path(path).unlink(missing_ok=True)
-        db = sqlite3.connect(str(path), check_same_thread=False)
-        db.executescript(_SCHEMA)
         data = set(graphs)
         exact = True
         strongest: dict[tuple[str, str], int] = {}
@@ -119,13 +115,33 @@ class LinkIndex:
                     mentions.add(pair)
                 if rank < strongest.get(pair, 8):
                     strongest[pair] = rank
-        concepts = sorted({c for _, c in mentions})
-        papers = sorted({p for p, _ in mentions})
+        links = {pair: strongest[pair] for pair in mentions}
+        return cls.write(path, links, exact=exact, ranks=ranks)
+
+    @classmethod
+    def write(
+        cls,
+        path: Path | str,
+        links: dict[tuple[str, str], int],
+        *,
+        exact: bool,
+        ranks: RankIndex | None = None,
+    ) -> LinkIndex:
+        """Write the index of `links` ((paper, concept) of every `kg:mentions` link -> its
+        strongest role's rank) into SQLite at `path`, papers ranked by `ranks` (`build`
+        gathers the links from the store; `kg.query.reindex` from the previous index and the
+        papers a load changed)."""
+        if path != ":memory:":
+            Path(path).unlink(missing_ok=True)
+        db = sqlite3.connect(str(path), check_same_thread=False)
+        db.executescript(_SCHEMA)
+        concepts = sorted({c for _, c in links})
+        papers = sorted({p for p, _ in links})
         concept_id = {c: i for i, c in enumerate(concepts)}
         paper_id = {p: i for i, p in enumerate(papers)}
         by_concept: dict[int, list[int]] = defaultdict(list)
         by_paper: dict[int, list[int]] = defaultdict(list)
-        for p, c in mentions:
+        for p, c in links:
             by_concept[concept_id[c]].append(paper_id[p])
             by_paper[paper_id[p]].append(concept_id[c])
         db.executemany("INSERT INTO concept VALUES (?, ?)", enumerate(concepts))
@@ -139,7 +155,8 @@ class LinkIndex:
         db.executemany(
             "INSERT INTO link VALUES (?, ?, ?, ?)",
             sorted(
-                (concept_id[c], paper_rank.get(p), p, strongest[p, c]) for p, c in mentions
+                (concept_id[c], paper_rank.get(p), p, strongest)
+                for (p, c), strongest in links.items()
             ),
         )
         db.execute(_LINK_ORDER)

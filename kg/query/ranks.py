@@ -41,6 +41,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
@@ -84,6 +85,7 @@ _TRIGRAM = 3
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE concept (rank INTEGER PRIMARY KEY, iri TEXT NOT NULL UNIQUE);
+CREATE TABLE concept_key (rank INTEGER PRIMARY KEY, count INTEGER NOT NULL, key TEXT NOT NULL);
 CREATE TABLE concept_type (type TEXT NOT NULL, rank INTEGER NOT NULL, PRIMARY KEY (type, rank));
 CREATE TABLE concept_role (role TEXT NOT NULL, rank INTEGER NOT NULL, PRIMARY KEY (role, rank));
 CREATE TABLE paper (rank INTEGER PRIMARY KEY, iri TEXT NOT NULL UNIQUE);
@@ -135,27 +137,54 @@ class RankIndex:
         SQLite at `path` (replaced if it exists; in memory by default). Papers are indexed
         with the `paper_properties` they have (those the named queries' `@ranked` tags name:
         `kg.query.named.ranked_paper_properties()`)."""
+        order = _concept_sort(store, graphs)
+        ranks = order.ranks
+        roles = _linked(
+            store,
+            graphs,
+            {role: f"SELECT DISTINCT ?c WHERE {{ ?paper <{role}> ?c }}" for role in ROLES},
+            ranks,
+        )
+        return cls.write(
+            store, graphs, path, order, _types(store, graphs, ranks), roles,
+            _label_keys(store, ranks),
+            paper_properties=paper_properties,
+        )
+
+    @classmethod
+    def write(
+        cls,
+        store: ox.Store,
+        graphs: Graphs,
+        path: Path | str,
+        order: ConceptOrder,
+        types: list[tuple[str, int]],
+        roles: list[tuple[str, int]],
+        labels: list[tuple[str, int]],
+        *,
+        paper_properties: Iterable[str] = (),
+    ) -> RankIndex:
+        """Write the index of the concepts in `order` with their `types`, `roles` and `labels`
+        ((key, rank) rows, sorted), and of the papers of `store` (ordered by the engine), into
+        SQLite at `path` (`build` gathers the concepts' rows from the store;
+        `kg.query.reindex` from the previous index and the subjects a load changed)."""
         if path != ":memory:":
             Path(path).unlink(missing_ok=True)
         db = sqlite3.connect(str(path), check_same_thread=False)
         db.executescript(_SCHEMA)
-        ranks, repeated = _concept_order(store, graphs)
-        db.executemany("INSERT INTO concept VALUES (?, ?)", ((r, c) for c, r in ranks.items()))
-        db.executemany("INSERT INTO concept_type VALUES (?, ?)", _types(store, graphs, ranks))
         db.executemany(
-            "INSERT INTO concept_role VALUES (?, ?)",
-            _linked(
-                store,
-                graphs,
-                {role: f"SELECT DISTINCT ?c WHERE {{ ?paper <{role}> ?c }}" for role in ROLES},
-                ranks,
-            ),
+            "INSERT INTO concept VALUES (?, ?)", ((r, c) for c, r in order.ranks.items())
         )
+        if order.keys is not None:
+            db.executemany("INSERT INTO concept_key VALUES (?, ?, ?)", order.keys)
+        db.executemany("INSERT INTO concept_type VALUES (?, ?)", types)
+        db.executemany("INSERT INTO concept_role VALUES (?, ?)", roles)
         db.execute("INSERT INTO meta VALUES ('roles', ?)", (json.dumps(sorted(ROLES)),))
-        db.executemany("INSERT INTO label VALUES (?, ?)", _label_keys(store, ranks))
+        db.executemany("INSERT INTO label VALUES (?, ?)", labels)
         db.execute("INSERT INTO label_text(label_text) VALUES ('rebuild')")
         db.execute(
-            "INSERT INTO meta VALUES ('one_key_per_concept', ?)", ("0" if repeated else "1",)
+            "INSERT INTO meta VALUES ('one_key_per_concept', ?)",
+            ("0" if order.repeated else "1",),
         )
         properties = sorted(paper_properties)
         papers, repeated = _order(store, graphs, _paper_query(properties))
@@ -279,7 +308,24 @@ def _order(store: ox.Store, graphs: Graphs, query: str) -> tuple[dict[str, int],
     return ranks, repeated
 
 
+@dataclass(frozen=True, slots=True)
+class ConceptOrder:
+    """The ranks of the concepts (IRI -> rank, from 1), whether a concept had two sort keys,
+    and, when sorted here rather than by the engine, each rank's (rank, paper count, LCASE of
+    the label): what `kg.query.reindex` re-sorts after a load by difference."""
+
+    ranks: dict[str, int]
+    repeated: bool
+    keys: list[tuple[int, int, str]] | None
+
+
 def _concept_order(store: ox.Store, graphs: Graphs) -> tuple[dict[str, int], bool]:
+    """What `_order` of `_RANK_QUERY` gives (see `_concept_sort`)."""
+    order = _concept_sort(store, graphs)
+    return order.ranks, order.repeated
+
+
+def _concept_sort(store: ox.Store, graphs: Graphs) -> ConceptOrder:
     """What `_order` of `_RANK_QUERY` gives, sorted here instead of by the engine (10 s for
     57k concepts on a loaded machine, ~1 s here) when every paper count is an xsd:integer and
     every prefLabel a plain string, all in the default graph: the engine's order is then that of
@@ -287,23 +333,36 @@ def _concept_order(store: ox.Store, graphs: Graphs) -> tuple[dict[str, int], boo
     ASCII text and the engine's own LCASE for the rest. Otherwise the engine sorts."""
     rows = _concept_rows(store, graphs)
     if rows is None:
-        return _order(store, graphs, _RANK_QUERY)
-    odd = sorted({label for _, label, _ in rows if not label.isascii()})
-    lowered = {}
+        ranks, repeated = _order(store, graphs, _RANK_QUERY)
+        return ConceptOrder(ranks, repeated, None)
+    lowered = lowercase(store, (label for _, label, _ in rows))
+    return sort_concepts((count, lowered[label], iri) for count, label, iri in rows)
+
+
+def lowercase(store: ox.Store, labels: Iterable[str]) -> dict[str, str]:
+    """Each label's sort key: the engine's LCASE (Python's `lower` for ASCII text)."""
+    found = {label: label.lower() for label in labels}
+    odd = sorted(label for label in found if not label.isascii())
     if odd:
         values = " ".join(str(ox.Literal(label)) for label in odd)
         query = f"SELECT ?l (LCASE(?l) AS ?k) WHERE {{ VALUES ?l {{ {values} }} }}"
         for row in cast(ox.QuerySolutions, store.query(query)):
-            lowered[row[0].value] = row[1].value
-    keyed = sorted((count, lowered.get(label) or label.lower(), iri) for count, label, iri in rows)
+            found[row[0].value] = row[1].value or row[0].value.lower()
+    return found
+
+
+def sort_concepts(rows: Iterable[tuple[int, str, str]]) -> ConceptOrder:
+    """The order of (-paper count, label key, IRI) rows: `_RANK_QUERY`'s."""
     ranks: dict[str, int] = {}
+    keys: list[tuple[int, int, str]] = []
     repeated = False
-    for _, _, iri in keyed:
+    for count, key, iri in sorted(rows):
         if iri in ranks:
             repeated = True
         else:
             ranks[iri] = len(ranks) + 1
-    return ranks, repeated
+            keys.append((len(ranks), -count, key))
+    return ConceptOrder(ranks, repeated, None if repeated else keys)
 
 
 def _concept_rows(store: ox.Store, graphs: Graphs) -> list[tuple[int, str, str]] | None:
@@ -354,7 +413,8 @@ def _linked(
     found = set()
     for key, query in queries.items():
         for row in cast(ox.QuerySolutions, store.query(query, default_graph=list(graphs))):
-            rank = ranks.get(row[0].value)
+            term = row[0]
+            rank = ranks.get(term.value) if isinstance(term, ox.NamedNode) else None
             if rank is not None:
                 found.add((key, rank))
     return sorted(found)
@@ -367,7 +427,7 @@ def _types(store: ox.Store, graphs: Graphs, ranks: dict[str, int]) -> list[tuple
     return sorted(found)
 
 
-def _label_keys(store: ox.Store, ranks: dict[str, int]) -> Iterable[tuple[str, int]]:
+def _label_keys(store: ox.Store, ranks: dict[str, int]) -> list[tuple[str, int]]:
     """(casefolded label, rank): casefold equality and containment follow from LCASE's."""
     keys = set()
     for prop in _LABELS:

@@ -34,6 +34,7 @@ from kg.query.labels import build_label_index, data_graphs, index_size, refresh_
 from kg.query.links import LINK_FILE, LinkIndex
 from kg.query.named import ranked_paper_properties
 from kg.query.ranks import RANK_FILE, RankIndex
+from kg.query.reindex import update_indexes
 from kg.rdf.io import LOADING, is_store, load_file, locked, open_read_only, quads, recover
 
 __all__ = ["LOAD_BATCH", "LoadReport", "index_links", "load_store", "store_size"]
@@ -167,7 +168,13 @@ def _load_difference(store_dir: Path, fresh: Path, path: Path | str,
         if applied is not None:
             refresh_label_index(store, applied.touched)
             triples = record.triples - applied.removed + applied.added
-            _indexes(store, fresh, indexes)
+            store.flush()
+            updated = update_indexes(store_dir, store, fresh, applied.touched, applied.unlinked,
+                                     paper_properties=ranked_paper_properties())
+            if isinstance(updated, str):
+                _indexes(store, fresh, indexes)
+            else:
+                indexes.extend(updated)
     except Unsplittable as exc:
         applied, why = None, f"the graph changed while it was read ({exc})"
     except OSError as exc:
