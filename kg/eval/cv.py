@@ -4,10 +4,10 @@ The learned decisions (`kg.extract.learned`) are trained on gold papers, so thei
 come from papers the model did not see: k-fold cross-validation with folds grouped by
 conference file (`venue` of dev2; the 19 ICLR 2025 sample papers are one group), so no
 conference file is in training and test at once. Every paper is decided by a model trained
-on the other folds; the predictions are then canonicalised per
-gold set, as `kg build` of that file would, and scored by `kg.eval.graph` exactly as
-`kg eval` scores a graph. Parsing (spaCy + candidates) does not depend on the model: it runs
-once and is cached on disk.
+on the other folds; the predictions then go through the corpus stage per gold set
+(`kg.canon.corpus.canonical_corpus`), as `kg build` of that file would, and are scored by
+`kg.eval.graph` exactly as `kg eval` scores a graph. Parsing (spaCy + candidates) does not
+depend on the model: it runs once and is cached on disk.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
 
-from kg.canon.concepts import canonicalise
+from kg.canon.corpus import canonical_corpus
 from kg.eval.graph import GoldPaper, Report, evaluate, load_gold, predictions_from_corpus
 from kg.eval.graph import _align as align
 from kg.extract.assemble import (
@@ -220,9 +220,11 @@ def score(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold], decide: Decide
             base = parsed[p.id].extraction
             extractions[p.id] = Extraction(p.id, tuple(mentions[p.id]), base.acronyms,
                                            base.urls, base.sentences, ())
-        concepts, links = canonicalise(s.papers, extractions)
-        corpus = Corpus(papers=s.papers, extractions=extractions, concepts=concepts,
-                        links=links)
+        # The corpus stage of `kg build` (merges, hygiene, coined-name senses, stated types,
+        # origin roles), without corrections: the figures are those of the graph users get.
+        canonical = canonical_corpus(s.papers, extractions).canonical
+        corpus = Corpus(papers=s.papers, extractions=extractions,
+                        concepts=canonical.concepts, links=canonical.links)
         abstracts, preds = predictions_from_corpus(corpus)
         reports[s.name] = evaluate(s.gold, abstracts, preds)
     reports["all"] = merge(reports[s.name] for s in sets)
