@@ -377,6 +377,6 @@ def test_the_concepts_are_sorted_as_the_engine_sorts_them(extra: list[ox.Quad]) 
     store = _ordering_store(extra)
     graphs = data_graphs(store)
     engine = ranks_module._order(store, graphs, ranks_module._RANK_QUERY)
-    ours = ranks_module._concept_order(store, graphs)
-    assert list(ours[0].items()) == list(engine[0].items()) and ours[1] == engine[1]
+    ours = ranks_module._concept_sort(store, graphs)
+    assert list(ours.ranks.items()) == list(engine[0].items()) and ours.repeated == engine[1]
     assert (ranks_module._concept_rows(store, graphs) is None) == (len(extra) == 2)

@@ -319,12 +319,6 @@ class ConceptOrder:
     keys: list[tuple[int, int, str]] | None
 
 
-def _concept_order(store: ox.Store, graphs: Graphs) -> tuple[dict[str, int], bool]:
-    """What `_order` of `_RANK_QUERY` gives (see `_concept_sort`)."""
-    order = _concept_sort(store, graphs)
-    return order.ranks, order.repeated
-
-
 def _concept_sort(store: ox.Store, graphs: Graphs) -> ConceptOrder:
     """What `_order` of `_RANK_QUERY` gives, sorted here instead of by the engine (10 s for
     57k concepts on a loaded machine, ~1 s here) when every paper count is an xsd:integer and

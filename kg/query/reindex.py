@@ -20,7 +20,7 @@ one subject, or, for a concept's roles, of whether any subject links it by that 
 
 The rows are then written by the same code as a whole build (`RankIndex.write`,
 `LinkIndex.write`), so both indexes are the ones a whole build of the new store writes
-(`tests/test_reindex.py`, `tests/test_store_delta.py`). When the previous indexes cannot be
+(`tests/test_store_delta.py` compares them row for row). When the previous indexes cannot be
 used (missing, outdated, sorted by the engine, the data in named graphs, a link that is not
 between IRIs) `update_indexes` says why and the caller builds them whole.
 """
