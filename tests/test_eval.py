@@ -80,7 +80,9 @@ precision           0.714  (5/7)
 F1                  0.690
 type accuracy       0.800  (4/5)
 proposes precision  0.500  (1/2)
-proposes recall     0.500  (1/2)"""
+proposes recall     0.500  (1/2)
+proposes P (must)   0.500  (1/2)
+proposes R (must)   0.500  (1/2)"""
 
 DETAILS = """\
 misses (2):
@@ -116,6 +118,35 @@ def test_exact_counts(gold_file: Path) -> None:
     assert report.type_accuracy == pytest.approx(0.8)
     assert report.summary() == SUMMARY
     assert report.details() == DETAILS
+
+
+def test_must_only_proposes_leave_ok_contributions_out(tmp_path: Path) -> None:
+    """A proposal of an `ok` contribution counts for the proposes figures but on neither side
+    of the must-only ones; an `ok` contribution missed lowers recall, not must-only recall."""
+    gold = {"papers": [{"n": 1, "abstract_start": "We introduce the Long", "concepts": [
+        {"label": "LQCA", "aliases": [], "types": ["Method"], "role": "proposes",
+         "need": "must"},
+        {"label": "coreference module", "aliases": [], "types": ["Method"],
+         "role": "proposes", "need": "ok"},
+        {"label": "long-document training", "aliases": [], "types": ["Method"],
+         "role": "proposes", "need": "ok"},
+        {"label": "GPT-4o", "aliases": [], "types": ["Model"], "role": "uses",
+         "need": "must"},
+    ]}]}
+    path = tmp_path / "gold.json"
+    path.write_text(json.dumps(gold), encoding="utf-8")
+    predicted = {"a": [
+        Predicted(("LQCA",), "Method", "proposes"),
+        Predicted(("coreference modules",), "Method", "proposes"),  # an ok contribution
+        Predicted(("GPT-4o",), "Model", "proposes"),  # used, not proposed
+    ]}
+    report = evaluate(load_gold(path), {"a": ABSTRACT_A}, predicted)
+    assert (report.proposes_right, report.proposes_predicted) == (2, 3)
+    assert (report.proposes_found, report.proposes_gold) == (2, 3)
+    assert (report.proposes_must_right, report.proposes_ok_only) == (1, 1)
+    assert (report.proposes_must_found, report.proposes_must_gold) == (1, 1)
+    assert report.proposes_must_precision == pytest.approx(1 / 2)
+    assert report.proposes_must_recall == 1.0
 
 
 def test_perfect_predictions(gold_file: Path) -> None:

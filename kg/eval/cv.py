@@ -241,7 +241,7 @@ def folds(sets: Sequence[GoldSet], k: int = FOLDS, seed: int = 0) -> list[set[st
 
 
 FIGURES = ("must_recall", "precision", "f1", "type_accuracy", "proposes_precision",
-           "proposes_recall")
+           "proposes_recall", "proposes_must_precision", "proposes_must_recall")
 """The headline figures of a `Report`, in the order the tables print them."""
 
 

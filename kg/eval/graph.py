@@ -64,6 +64,13 @@ class Report:
     proposes_right: int = 0
     proposes_gold: int = 0
     proposes_found: int = 0
+    # The same over the gold's `must` contributions alone: `proposes` predictions matching a
+    # must contribution, those matching only an `ok` one (left out of that precision), must
+    # contributions and those found.
+    proposes_must_right: int = 0
+    proposes_ok_only: int = 0
+    proposes_must_gold: int = 0
+    proposes_must_found: int = 0
     misses: list[tuple[int, str, str]] = field(default_factory=list)
     false_positives: list[tuple[int, str, str]] = field(default_factory=list)
     wrong_types: list[tuple[int, str, str, str]] = field(default_factory=list)
@@ -98,6 +105,18 @@ class Report:
     def proposes_recall(self) -> float:
         return self._ratio(self.proposes_found, self.proposes_gold)
 
+    @property
+    def proposes_must_precision(self) -> float:
+        """`proposes` precision when only the `must` contributions count: a proposal of an
+        `ok` contribution is neither right nor wrong."""
+        return self._ratio(self.proposes_must_right,
+                           self.proposes_predicted - self.proposes_ok_only)
+
+    @property
+    def proposes_must_recall(self) -> float:
+        """The share of the gold's `must` contributions predicted `proposes`."""
+        return self._ratio(self.proposes_must_found, self.proposes_must_gold)
+
     def summary(self) -> str:
         """The headline figures, one per line."""
         rows = [
@@ -110,6 +129,12 @@ class Report:
              f"{self.proposes_precision:.3f}  ({self.proposes_right}/{self.proposes_predicted})"),
             ("proposes recall",
              f"{self.proposes_recall:.3f}  ({self.proposes_found}/{self.proposes_gold})"),
+            ("proposes P (must)",
+             f"{self.proposes_must_precision:.3f}  ({self.proposes_must_right}/"
+             f"{self.proposes_predicted - self.proposes_ok_only})"),
+            ("proposes R (must)",
+             f"{self.proposes_must_recall:.3f}  ({self.proposes_must_found}/"
+             f"{self.proposes_must_gold})"),
         ]
         width = max(len(name) for name, _ in rows)
         return "\n".join(f"{name:<{width}}  {value}" for name, value in rows)
@@ -202,6 +227,12 @@ def evaluate(
                     (paper.n, pred.labels[0], pred.ctype, "/".join(best.types)))
             gold_roles = {paper.concepts[i].role for i in hits}
             if pred.role == "proposes":
+                proposed = [paper.concepts[i] for i in hits
+                            if paper.concepts[i].role == "proposes"]
+                if any(g.must for g in proposed):
+                    report.proposes_must_right += 1
+                elif proposed:
+                    report.proposes_ok_only += 1
                 if "proposes" in gold_roles:
                     report.proposes_right += 1
                 else:
@@ -219,6 +250,8 @@ def evaluate(
                 found = any(
                     pred.role == "proposes" and g.keys & pred.keys for pred in preds
                 )
+                report.proposes_must_gold += g.must
+                report.proposes_must_found += g.must and found
                 if found:
                     report.proposes_found += 1
                 elif i in matched_gold:
