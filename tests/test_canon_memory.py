@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kg.canon.compact import compact_extraction
-from kg.canon.concepts import Canonical
+from kg.canon.concepts import Canonical, concepts_from_links
 from kg.canon.names import _paper_words
 from kg.types import ConceptType, Extraction, Field, Link, Mention, Role, Span
 
@@ -72,6 +72,46 @@ def test_rekey_drops_links_moved_to_none_and_moves_one_papers_links_only() -> No
     canonical.rekey({"noise": None}, {("p2", "gan"): "gan p2"})
     assert [(link.paper_id, link.concept_key) for link in canonical.links] == [
         ("p1", "gan"), ("p2", "gan p2")]
+
+
+def test_rekey_remakes_only_the_concepts_of_moved_keys_as_a_whole_remake_would() -> None:
+    def typed(label: str, ctype: ConceptType) -> Mention:
+        return Mention(label, label, Span(Field.ABSTRACT, 0, len(label)),
+                       Span(Field.ABSTRACT, 0, 40), ctype, Role.USES, "rules")
+
+    gan, gans, vae = mention("GAN"), mention("GANs"), typed("VAE", ConceptType.MODEL)
+    links = [Link("p1", "gan", Role.USES, (gan,)), Link("p1", "gans", Role.MENTIONS, (gans,)),
+             Link("p2", "gan", Role.PROPOSES, (gan, gan)), Link("p2", "vae", Role.USES, (vae,)),
+             Link("p3", "vae", Role.USES, (typed("VAEs", ConceptType.METHOD),)),
+             Link("p3", "noise", Role.MENTIONS, (mention("noise"),)),
+             Link("p4", "diffusion", Role.USES, (mention("diffusion"),))]
+    made = concepts_from_links(links)
+    fast = Canonical(dict(made), list(links), made_from=None)
+    fast.made_from = fast.links  # as `canonicalise_corpus` leaves it
+    whole = Canonical({}, list(links))  # made by hand: every rekey remakes all concepts
+    fast.stated["diffusion"] = whole.stated["diffusion"] = ConceptType.TASK
+    vae = made["vae"]
+    steps: list[tuple[dict[str, str | None], dict[tuple[str, str], str | None]]] = [
+        ({"gans": "gan"}, {}), ({}, {("p3", "vae"): "vae p3"}), ({"noise": None}, {}),
+        ({"vae p3": "vae"}, {})]
+    for step, (moves, paper_moves) in enumerate(steps):
+        fast.rekey(moves, paper_moves)
+        whole.rekey(moves, paper_moves)
+        whole.made_from = None
+        if step == 0:
+            assert fast.concepts["vae"] is vae  # its links did not move: not made again
+        assert fast.links == whole.links
+        assert fast.concepts == whole.concepts
+        assert list(fast.concepts) == sorted(fast.concepts)
+    assert list(fast.concepts) == ["diffusion", "gan", "vae"]
+    assert fast.concepts["diffusion"].ctype is ConceptType.TASK
+    assert fast.concepts["gan"].alt_labels == ("GANs",)
+    assert fast.concepts["vae"].type_votes == ((ConceptType.MODEL, 1), (ConceptType.METHOD, 1))
+    # Links replaced from outside (`origin_roles` does): the next rekey remakes every concept.
+    fast.links = list(fast.links)
+    before = fast.concepts["gan"]
+    fast.rekey({})
+    assert fast.concepts["gan"] == before and fast.concepts["gan"] is not before
 
 
 def test_a_span_table_makes_equal_spans_one_object_across_papers() -> None:

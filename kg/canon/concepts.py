@@ -127,6 +127,10 @@ class Canonical:
     paper_moves: dict[tuple[str, str], str | None] = field(default_factory=dict)
     # Types a rule set over the papers' votes (`kg.canon.names.stated_types`), kept on rekey.
     stated: dict[str, ConceptType] = field(default_factory=dict)
+    # The links `concepts` were made from (by `canonicalise_corpus` or `rekey`): while
+    # `links` is still that list, `rekey` remakes only the concepts of the keys it moves.
+    # None (a `Canonical` made by hand), or `links` replaced since: all are remade.
+    made_from: list[Link] | None = field(default=None, repr=False, compare=False)
 
     def key_of(self, paper_id: str, mention: Mention) -> str:
         """The concept key of one mention of `paper_id` (as its link has it; "" if dropped)."""
@@ -153,6 +157,10 @@ class Canonical:
         mention); links stay in paper order, then key order.
         """
         paper_moves = paper_moves or {}
+        # The keys whose links change; every other concept is made from the same links.
+        touched = {*moves, *(k for _, k in paper_moves),
+                   *(k for k in (*moves.values(), *paper_moves.values()) if k is not None)}
+        current = self.made_from is self.links
         for source, target in moves.items():
             if target is not None:
                 self.moves.pop(target, None)  # a key moved away earlier is live again
@@ -185,7 +193,15 @@ class Canonical:
                     merged[key] = Link(paper_id, key, role, old.mentions + link.mentions)
             links.extend(merged[key] for key in sorted(merged))
         self.links = links
-        self.concepts = concepts_from_links(self.links)
+        if current:
+            # A concept is made from its key's links alone (issue 14: four rekeys remade
+            # every concept of the corpus).
+            kept = {k: c for k, c in self.concepts.items() if k not in touched}
+            kept.update(concepts_from_links(link for link in links if link.concept_key in touched))
+            self.concepts = {key: kept[key] for key in sorted(kept)}
+        else:
+            self.concepts = concepts_from_links(self.links)
+        self.made_from = links
         for key, ctype in self.stated.items():
             if key in self.concepts:
                 self.concepts[key] = replace(self.concepts[key], ctype=ctype)
@@ -241,7 +257,7 @@ def canonicalise_corpus(
             role = min((m.role for m in mentions), key=lambda r: r.rank)
             links.append(Link(paper.id, key, role, tuple(mentions)))
     concepts = concepts_from_links(links)
-    return Canonical(concepts, links, _decisions(moved, table, concepts), keys)
+    return Canonical(concepts, links, _decisions(moved, table, concepts), keys, made_from=links)
 
 
 def concepts_from_links(links: Iterable[Link]) -> dict[str, Concept]:
