@@ -268,9 +268,12 @@ def concepts_from_links(links: Iterable[Link]) -> dict[str, Concept]:
         mentions = link.mentions
         by_key[link.concept_key].extend(mentions)
         # One vote per paper: a paper's mentions share the type the paper decided.
-        text_types = [m.ctype for m in mentions if m.span.field is not Field.KEYWORDS]
-        type_votes[link.concept_key][Counter(text_types or [m.ctype for m in mentions])
-                                     .most_common(1)[0][0]] += 1
+        types = ([m.ctype for m in mentions if m.span.field is not Field.KEYWORDS]
+                 or [m.ctype for m in mentions])
+        first = types[0]
+        # The most common type, the first seen of equals (`most_common`); mostly just one.
+        vote = first if all(t is first for t in types) else Counter(types).most_common(1)[0][0]
+        type_votes[link.concept_key][vote] += 1
     return {key: _concept(key, by_key[key], type_votes[key]) for key in sorted(by_key)}
 
 

@@ -91,8 +91,9 @@ def _abbreviations(links: Sequence[Link]) -> dict[str, Counter[str]]:
     """Key -> how many papers abbreviate it by each short form (`senses.short_sense_key`)."""
     out: dict[str, Counter[str]] = defaultdict(Counter)
     for link in links:
-        out[link.concept_key].update(
-            {short_sense_key(m.label) for m in link.mentions if m.long_form})
+        shorts = {short_sense_key(m.label) for m in link.mentions if m.long_form}
+        if shorts:  # most links abbreviate nothing: a key without an entry reads as empty
+            out[link.concept_key].update(shorts)
     return out
 
 
