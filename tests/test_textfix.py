@@ -66,6 +66,23 @@ def test_markdown_emphasis_is_removed() -> None:
     assert_maps_back(text, fixed)
 
 
+def test_latex_formatting_keeps_its_words_and_citations_go() -> None:
+    text = (r"The \emph{Quill Scansion Network} (QSN) of \textbf{verse} models "
+            r"\cite{DBLP:journals/corr/Abc15} beats metre tagging~\citep[p. 3]{smith99}.")
+    fixed = repair(text)
+    assert fixed.text == ("The Quill Scansion Network (QSN) of verse models "
+                          "beats metre tagging.")
+    assert_maps_back(text, fixed)
+    s = fixed.text.index("Quill Scansion Network")
+    start, end = fixed.to_original(s, s + len("Quill Scansion Network"))
+    assert text[start:end] == "Quill Scansion Network"
+
+
+def test_latex_math_and_unknown_commands_are_kept() -> None:
+    text = r"a bound $\mathcal{O}(\sqrt{n})$ and \foo{bar} and \emph{$x$}"
+    assert repair(text).text == text
+
+
 def test_arithmetic_asterisks_are_kept() -> None:
     assert repair("2*3 = 6 and a*b").text == "2*3 = 6 and a*b"
 

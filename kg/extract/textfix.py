@@ -16,6 +16,14 @@ from kg.extract.background import lexicon
 # "word- word": a hyphen followed by a space inside a word.
 _BROKEN = re.compile(r"(?<=[A-Za-z0-9.])- (?=[A-Za-z0-9])")
 _LATEX_URL = re.compile(r"\\(?:url|href)\{([^}]*)\}")
+# LaTeX text formatting around words ("\emph{Unbiased Online Recurrent Optimization}"): the
+# words stay, the command and its braces go (math, "$\mathcal{O}$", is left alone).
+_LATEX_FORMAT = re.compile(
+    r"\\(?:emph|textit|textbf|textsc|texttt|textsl|textrm|textsf|underline)\{([^{}$\\]*)\}")
+# A citation or cross-reference ("networks \cite{jaeger2002}", "~\citep[p. 3]{x}"): its key
+# is no text of the sentence (parsed, "DBLP:journals/corr/OllivierC15" became a concept).
+_LATEX_CITE = re.compile(
+    r"[ ~]?\\(?:cite[a-zA-Z]*|ref|eqref|autoref|cref|Cref)\*?(?:\[[^\]]*\])*\{[^{}]*\}")
 # Markdown emphasis around words ("*distributed speculative inference (DSI)*").
 _EMPHASIS = re.compile(
     r"(?<![\w*])[*_]+(?=\w)"  # opening: "*word", "_**T**est"
@@ -81,8 +89,8 @@ def _word_after(text: str, pos: int) -> str:
 
 
 def repair(text: str) -> Repaired:
-    """Repair line-break hyphenation, LaTeX URL markup, Markdown emphasis and a parenthesis
-    glued to the word before it.
+    """Repair line-break hyphenation, LaTeX URL, formatting and citation markup, Markdown
+    emphasis and a parenthesis glued to the word before it.
 
     >>> r = repair("long context un- derstanding of Llama3- 70B-base, pre- and post-training")
     >>> r.text
@@ -92,6 +100,8 @@ def repair(text: str) -> Repaired:
     (13, 28)
     >>> repair("Sentiment analysis(MSA) is").text
     'Sentiment analysis (MSA) is'
+    >>> repair(r"The \\emph{Quill Net} (QN) of nets \\cite{ab12}, $\\mathcal{O}(n)$").text
+    'The Quill Net (QN) of nets, $\\\\mathcal{O}(n)$'
     """
     pieces: list[str] = []
     offsets: list[int] = []
@@ -106,6 +116,11 @@ def repair(text: str) -> Repaired:
     for match in _LATEX_URL.finditer(text):
         edits.append((match.start(), match.start(1), ""))
         edits.append((match.end(1), match.end(), ""))
+    for match in _LATEX_FORMAT.finditer(text):
+        edits.append((match.start(), match.start(1), ""))
+        edits.append((match.end(1), match.end(), ""))
+    for match in _LATEX_CITE.finditer(text):
+        edits.append((match.start(), match.end(), ""))
     for match in _EMPHASIS.finditer(text):
         edits.append((match.start(), match.end(), ""))
     for match in _GLUED_PAREN.finditer(text):
