@@ -17,7 +17,8 @@ number of acceptance stages (`kg.train.decisions.SECOND_STAGE`) and with `propos
 as before (trees alone, cut 0.5), on `--ablation-folds` (default 4) grouped folds to keep
 its cost down (about 2 min a row on 2 idle cores); `--errors` the ten most frequent
 remaining error kinds (`kg.eval.cv.error_kinds`), summed over the repeats' out-of-fold
-predictions and divided by their number.
+predictions and divided by their number, and the confusion table of the types (gold type down,
+predicted type across, `kg.eval.cv.type_confusion`), per dealing likewise.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from pathlib import Path
 from kg.eval.cv import (
     FIGURES,
     candidate_recall,
+    confusion_rows,
     error_kinds,
     gold_examples,
     learned_decider,
@@ -39,6 +41,7 @@ from kg.eval.cv import (
     rules_decider,
     score,
     spreads,
+    type_confusion,
 )
 from kg.eval.graph import Report
 from kg.extract.extractor import _default_gazetteer
@@ -158,6 +161,9 @@ def main() -> int:
               f"per dealing, mean of {len(runs)}):")
         for kind, count in total.most_common(10):
             print(f"  {count / len(runs):6.1f}  {kind}")
+        print(f"\ntypes of the matched concepts (learned, out of fold, all 139; per dealing, "
+              f"mean of {len(runs)}; off the diagonal: wrong):")
+        print("\n".join("  " + row for row in confusion_rows(type_confusion(runs), len(runs))))
     print(f"\nseconds {time.perf_counter() - t0:.0f}")
     return 0
 

@@ -3,7 +3,16 @@ candidates the decisions saw: on an invented paper and its invented gold."""
 
 from __future__ import annotations
 
-from kg.eval.cv import GoldSet, boundary_error, error_kinds, gold_examples, parse_gold, shape_of
+from kg.eval.cv import (
+    GoldSet,
+    boundary_error,
+    confusion_rows,
+    error_kinds,
+    gold_examples,
+    parse_gold,
+    shape_of,
+    type_confusion,
+)
 from kg.eval.graph import GoldConcept, GoldPaper, Report
 from kg.extract.extractor import _default_gazetteer
 from kg.normalize import norm_key
@@ -57,3 +66,17 @@ def test_errors_are_counted_by_kind_from_the_candidates_the_decisions_saw() -> N
         "contribution not proposes: name, abstract only": 1,
         "proposes for a concept the gold uses": 1,
     }
+
+
+def test_the_type_confusion_table_sums_runs_and_prints_counts_per_run() -> None:
+    runs = [{"all": Report(type_pairs=[("Task", "Task"), ("Task", "Concept")])},
+            {"all": Report(type_pairs=[("Task", "Concept"), ("Model", "Model")])}]
+    table = type_confusion(runs)
+    assert table == {("Task", "Task"): 1, ("Task", "Concept"): 2, ("Model", "Model"): 1}
+    rows = confusion_rows(table, runs=2)
+    assert rows[0].split() == ["gold", "\\", "predicted", "Model", "Method", "Task", "Dataset",
+                               "Metric", "Concept", "total"]
+    # Rows without a count are left out; each cell is the count per run.
+    assert [row.split() for row in rows[1:]] == [
+        ["Model", "0.5", "0.0", "0.0", "0.0", "0.0", "0.0", "0.5"],
+        ["Task", "0.0", "0.0", "0.5", "0.0", "0.0", "1.0", "1.5"]]

@@ -110,6 +110,11 @@ def test_exact_counts(gold_file: Path) -> None:
     assert (report.papers, report.must_total, report.must_found) == (2, 6, 4)
     assert (report.predicted, report.correct) == (7, 5)
     assert (report.typed, report.typed_right) == (5, 4)
+    # The gold type of a right answer is the predicted one ("large language model": Model or
+    # Concept), of a wrong one the gold's best.
+    assert sorted(report.type_pairs) == [("Dataset", "Dataset"), ("Method", "Method"),
+                                         ("Method", "Method"), ("Model", "Method"),
+                                         ("Model", "Model")]
     assert (report.proposes_predicted, report.proposes_right) == (2, 1)
     assert (report.proposes_gold, report.proposes_found) == (2, 1)
     assert report.must_recall == pytest.approx(4 / 6)

@@ -377,6 +377,34 @@ class _PaperView:
         return None
 
 
+def type_confusion(runs: Sequence[dict[str, Report]],
+                   part: str = "all") -> Counter[tuple[str, str]]:
+    """(gold type, predicted type) -> count over the matched concepts of report `part` of
+    each run, summed over `runs` (`Report.type_pairs`: the cells off the diagonal are the
+    wrong types, the diagonal's share is the type accuracy)."""
+    table: Counter[tuple[str, str]] = Counter()
+    for run in runs:
+        table.update(run[part].type_pairs)
+    return table
+
+
+def confusion_rows(table: Counter[tuple[str, str]], runs: int = 1) -> list[str]:
+    """`type_confusion`'s table as text: gold types down, predicted types across, each cell the
+    count per run (`runs` the number summed), rows and columns in `ConceptType` order."""
+    order = [t.value for t in ConceptType]
+    names = order + sorted({t for pair in table for t in pair} - set(order))
+    width = max(len(n) for n in names) + 1
+    corner = "gold \\ predicted"
+    rows = [f"{corner:<18}" + "".join(f"{n:>{width}}" for n in names)
+            + f"{'total':>{width}}"]
+    for gold in names:
+        counts = [table[gold, got] / runs for got in names]
+        if any(counts):
+            rows.append(f"{gold:<18}" + "".join(f"{c:>{width}.1f}" for c in counts)
+                        + f"{sum(counts):>{width}.1f}")
+    return rows
+
+
 def error_kinds(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold],
                 reports: dict[str, Report], examples: dict[str, list[Example]],
                 top: int | None = 10) -> list[tuple[str, int]]:

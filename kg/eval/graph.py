@@ -74,6 +74,10 @@ class Report:
     misses: list[tuple[int, str, str]] = field(default_factory=list)
     false_positives: list[tuple[int, str, str]] = field(default_factory=list)
     wrong_types: list[tuple[int, str, str, str]] = field(default_factory=list)
+    # (gold type, predicted type) of every typed concept, the rows and columns of a confusion
+    # table (`kg.eval.cv.type_confusion`): the gold type is the predicted one when the gold
+    # accepts it, else the gold's best, so the cells off the diagonal are the wrong types.
+    type_pairs: list[tuple[str, str]] = field(default_factory=list)
     proposes_errors: list[tuple[int, str, str]] = field(default_factory=list)
 
     @staticmethod
@@ -220,7 +224,10 @@ def evaluate(
             matched_gold.update(hits)
             best = paper.concepts[hits[0]]
             report.typed += 1
-            if pred.ctype in best.types:
+            right = pred.ctype in best.types
+            report.type_pairs.append(
+                (pred.ctype if right or not best.types else best.types[0], pred.ctype))
+            if right:
                 report.typed_right += 1
             else:
                 report.wrong_types.append(
