@@ -16,9 +16,10 @@ import gc
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
+from itertools import islice
 from pathlib import Path
 
 from pyoxigraph import Triple
@@ -41,6 +42,7 @@ from kg.extract.partition import (
 )
 from kg.ingest import IngestReport, read_papers
 from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
+from kg.ingest.shelf import PaperShelf
 from kg.namespaces import DEFAULT_BASE
 from kg.query.store import load_store
 from kg.rdf import GraphFormat, write_graph
@@ -96,7 +98,7 @@ class ExtractCounts:
 
 
 def extract_corpus(
-    papers: list[Paper],
+    papers: Sequence[Paper],
     *,
     n_process: int | None = None,
     progress: ProgressCallback | None = None,
@@ -111,7 +113,6 @@ def extract_corpus(
     (`kg.extract.cache`); `counts`, if given, adds up where they came from."""
     config = config or ExtractorConfig()
     counts = counts if counts is not None else ExtractCounts()
-    todo = [p for p in papers if p.abstract]
     folder = str(cache) if cache is not None else None
     results: dict[str, Extraction] = {}
     # Equal spans are one object for the corpus (`kg.canon.compact`); the table itself goes
@@ -119,8 +120,9 @@ def extract_corpus(
     spans: SpanTable = {}
     if folder is not None:  # papers whose records the cache has need no worker at all
         missing: list[Paper] = []
-        # In slices: a slice's records are decoded JSON until they become Extractions.
-        for batch in _batched(todo, CACHE_READ_BATCH):
+        # In slices: a slice's records are decoded JSON until they become Extractions (and a
+        # `PaperShelf`'s papers are read a slice at a time).
+        for batch in _slices((p for p in papers if p.abstract), CACHE_READ_BATCH):
             reused = cached_extractions(batch, config, folder)
             for i in sorted(reused):
                 results[batch[i].id] = compact_extraction(reused[i], spans)
@@ -129,6 +131,8 @@ def extract_corpus(
                 progress(len(reused))
             missing += [p for i, p in enumerate(batch) if i not in reused]
         todo = missing
+    else:
+        todo = [p for p in papers if p.abstract]
     processes = default_processes(len(todo)) if n_process is None else n_process
     if not todo:  # every record from the cache: no pipeline to load, no worker to start
         return results
@@ -149,6 +153,13 @@ def extract_corpus(
         if progress is not None:
             progress(len(result.extractions))
     return results
+
+
+def _slices(papers: Iterable[Paper], size: int) -> Iterator[list[Paper]]:
+    """`papers` in lists of `size` (the last one shorter)."""
+    found = iter(papers)
+    while batch := list(islice(found, size)):
+        yield batch
 
 
 def _batched(papers: list[Paper], size: int) -> Iterator[list[Paper]]:
@@ -173,7 +184,7 @@ def build_corpus(
 
 
 def link_corpus(
-    papers: list[Paper],
+    papers: Sequence[Paper],
     extractions: dict[str, Extraction],
     corrections: list[Correction] | None = None,
 ) -> Corpus:
@@ -308,10 +319,18 @@ def run_build(
         input_list = [str(i) for i in inputs]
         with stages.stage("reading") as done:
             # A record's other fields (`Paper.extra`) are never written to the graph: not kept.
-            papers = [replace(p, extra=()) if p.extra else p
-                      for p in read_papers(input_list, report=report, strict=strict, limits=limits,
-                                           input_format=input_format)]
-            with_abstract = sum(1 for p in papers if p.abstract)
+            # The papers wait on disk (`PaperShelf`, issue 14: ~2.5 KB a paper, texts above
+            # all, held to the last triple); each stage reads them as it reaches them.
+            with_abstract = 0
+
+            def kept(found: Iterable[Paper]) -> Iterator[Paper]:
+                nonlocal with_abstract
+                for p in found:
+                    with_abstract += bool(p.abstract)
+                    yield replace(p, extra=()) if p.extra else p
+
+            papers = PaperShelf(kept(read_papers(input_list, report=report, strict=strict,
+                                                 limits=limits, input_format=input_format)))
             done.append(f"{len(papers)} papers, {with_abstract} with an abstract, "
                         f"{len(report.skipped)} skipped")
         if with_abstract == 0:

@@ -8,6 +8,7 @@ across processes.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -299,7 +300,7 @@ class Corpus:
     the graph built from it is byte-identical for the same input.
     """
 
-    papers: list[Paper] = field(default_factory=list)
+    papers: Sequence[Paper] = field(default_factory=list)  # a list, or a `PaperShelf`
     extractions: dict[str, Extraction] = field(default_factory=dict)
     concepts: dict[str, Concept] = field(default_factory=dict)
     links: list[Link] = field(default_factory=list)

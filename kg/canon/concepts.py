@@ -11,7 +11,7 @@ merge is recorded as a `CanonDecision` (which variants, by which rule, in how ma
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from kg.canon import senses as sn
@@ -219,7 +219,8 @@ def canonicalise_corpus(
     papers: Iterable[Paper], extractions: Mapping[str, Extraction]
 ) -> Canonical:
     """Concepts, links and the merge decisions of a corpus (see module docstring)."""
-    paper_list = list(papers)
+    # A sequence as it is (a `PaperShelf` reads its papers on each pass, not into a list).
+    paper_list = papers if isinstance(papers, Sequence) else list(papers)
     spelling = vr.variant_map(_papers_per_key(paper_list, extractions))
 
     def canon(key: str) -> str:
@@ -278,7 +279,7 @@ def concepts_from_links(links: Iterable[Link]) -> dict[str, Concept]:
 
 
 def _papers_per_key(
-    papers: list[Paper], extractions: Mapping[str, Extraction]
+    papers: Sequence[Paper], extractions: Mapping[str, Extraction]
 ) -> Counter[str]:
     """How many papers mention each key (before senses: long forms and labels as written)."""
     counts: Counter[str] = Counter()

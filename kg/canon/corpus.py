@@ -22,6 +22,7 @@ from kg.canon.names import name_senses, stated_types
 from kg.canon.origin import origin_roles
 from kg.canon.senses import short_sense_key
 from kg.canon.variants import HEAD_RULE, WORD_RULE, elided_heads, elided_neural
+from kg.ingest.shelf import papers_by_id
 from kg.types import (
     CanonDecision,
     Correction,
@@ -51,7 +52,7 @@ def canonical_corpus(
 ) -> CorpusCanon:
     """One node per concept, hygiene, origin roles, then `corrections` in order."""
     canonical = canonicalise_corpus(papers, extractions)
-    by_id = {p.id: p for p in papers}
+    by_id = papers_by_id(papers)  # a shelf's papers are read as each rule reaches them
     counts = Counter(link.concept_key for link in canonical.links)
     shortened = elided_heads(canonical.concepts, counts)
     if shortened:

@@ -12,7 +12,7 @@ import logging
 import struct
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import IO
 from urllib.parse import quote
@@ -21,6 +21,7 @@ from pyoxigraph import Literal, NamedNode, Triple
 
 from kg import __version__
 from kg.errors import InputError, KGError
+from kg.ingest.shelf import PaperIndex
 from kg.namespaces import DEFAULT_BASE
 from kg.rdf import terms as t
 from kg.rdf.canonical import Block, TripleBuffer
@@ -165,20 +166,23 @@ class _GraphBuilder:
 
     # -- inputs ---------------------------------------------------------------------------
 
-    def _index_papers(self) -> dict[str, Paper]:
-        papers: dict[str, Paper] = {}
-        for paper in self.corpus.papers:
+    def _index_papers(self) -> Mapping[str, Paper]:
+        # Positions, not papers: a `PaperShelf`'s papers are read as the writer reaches them.
+        papers = self.corpus.papers
+        index: dict[str, int] = {}
+        for i, paper in enumerate(papers):
             key = paper_key(paper)
-            first = papers.get(key)
-            if first is not None:
+            at = index.get(key)
+            if at is not None:
+                first = papers[at]
                 raise InputError(
                     f"paper id {key!r} also used by {first.source}, record {first.record}; "
                     "give every record a unique id or drop the duplicate",
                     source=paper.source,
                     record=paper.record,
                 )
-            papers[key] = paper
-        return papers
+            index[key] = i
+        return PaperIndex(papers, index)
 
     def _merge_links(self) -> dict[str, list[Link]]:
         """Each paper's links by paper key, one per concept in the order the corpus first links
@@ -398,6 +402,7 @@ class _GraphBuilder:
         blocks: list[tuple[str, Block]] = []
         sentences: dict[str, NamedNode] = {}
         paper_node = NamedNode(self.paper_iri[key])
+        paper = self.papers[key]  # read once for its claims (from a shelf: read from disk)
         i = 0
         while i < len(claims):  # the claims of one span are consecutive
             j = i + 1
@@ -407,20 +412,19 @@ class _GraphBuilder:
             for span, concept_number, where, role, agents in claims[i:j]:
                 concept = self.concept_list[concept_number]
                 suffix = concept.rpartition("/")[2] if shared else ""
-                self._one_evidence(key, paper_node, span, concept, where, role, agents, suffix,
-                                   sentences, blocks)
+                self._one_evidence(key, paper, paper_node, span, concept, where, role, agents,
+                                   suffix, sentences, blocks)
             i = j
         return blocks
 
     def _one_evidence(
-        self, key: str, paper_node: NamedNode, span: Span, concept: str, where: Span,
-        role: Role, agent_numbers: list[int], suffix: str, sentences: dict[str, NamedNode],
-        blocks: list[tuple[str, Block]],
+        self, key: str, paper: Paper, paper_node: NamedNode, span: Span, concept: str,
+        where: Span, role: Role, agent_numbers: list[int], suffix: str,
+        sentences: dict[str, NamedNode], blocks: list[tuple[str, Block]],
     ) -> None:
         """One evidence node (and its sentence's, the first time): its Triples are made
         directly in canonical order (a test checks the order), when the writer takes them."""
         paper_iri = self.paper_iri[key]
-        paper = self.papers[key]
         sentence = Iris.sentence(paper_iri, where)
         sentence_node = sentences.get(sentence)
         new_sentence = sentence_node is None
