@@ -142,7 +142,7 @@ def extract_corpus(
         stream: Iterable[PartitionResult] = extract_on_dask(todo, dask, config=config,
                                                             cache=folder)
     elif processes <= 1:
-        stream = (extract_partition(batch, config, folder) for batch in _batched(todo, 64))
+        stream = (extract_partition(batch, config, folder) for batch in _slices(todo, 64))
     else:
         stream = parallel_extract(todo, n_process=processes, batch_size=WORKER_BATCH, config=config,
                                   cache=folder)
@@ -160,11 +160,6 @@ def _slices(papers: Iterable[Paper], size: int) -> Iterator[list[Paper]]:
     found = iter(papers)
     while batch := list(islice(found, size)):
         yield batch
-
-
-def _batched(papers: list[Paper], size: int) -> Iterator[list[Paper]]:
-    for start in range(0, len(papers), size):
-        yield papers[start : start + size]
 
 
 def build_corpus(

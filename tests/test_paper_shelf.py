@@ -10,7 +10,7 @@ import pytest
 
 from kg import build
 from kg.build import extract_corpus, link_corpus
-from kg.ingest.shelf import PaperShelf, papers_by_id
+from kg.ingest.shelf import PaperIndex, PaperShelf, papers_by_id
 from kg.rdf.build import build_triples
 from kg.rdf.sample import sample_corpus
 from kg.types import Extraction, Paper
@@ -49,6 +49,22 @@ def test_by_id_is_the_dict_by_id_without_holding_the_papers() -> None:
     assert list(shelf.by_id) == list(expected) == ["p1", "p2", "p3"]  # first-seen order
     assert "p2" in shelf.by_id and "p4" not in shelf.by_id and len(shelf.by_id) == 3
     assert papers_by_id(papers) == expected
+
+
+def test_by_id_reads_a_paper_once_for_consecutive_lookups_of_it() -> None:
+    reads: list[int] = []
+
+    class Counted(list[Paper]):
+        def __getitem__(self, i):  # type: ignore[no-untyped-def,override]
+            reads.append(i)
+            return super().__getitem__(i)
+
+    papers = Counted([Paper("p1", "A."), Paper("p2", "B.")])
+    by_id = PaperIndex(papers, {"p1": 0, "p2": 1})
+    first = by_id["p2"]
+    assert by_id["p2"] is first and reads == [1]  # the same paper again: not read again
+    assert by_id["p1"].id == "p1" and by_id["p2"] is not None
+    assert reads == [1, 0, 1]  # another paper between: read again
 
 
 def test_an_empty_shelf() -> None:
