@@ -25,6 +25,7 @@ from pathlib import Path
 
 import gazetteer_rules as rules
 
+from kg.extract.acronyms import initials_long_form
 from kg.normalize import norm_key
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,6 +140,14 @@ def is_title_like(full_name: str, method: dict) -> bool:
         ((method.get("paper") or {}).get("title") or "").lower(),
     }
     return ":" in full_name or len(full_name.split()) > 8 or full_name.lower() in titles
+
+
+def spells(name: str, full_name: str) -> bool:
+    """Whether the method's name is the full name's initials, a word per letter ("TRPO" for
+    "Trust Region Policy Optimization"): then the full name is the method's name even when
+    the introducing paper was titled with it ("Attention Is All You Need" spells no
+    "Transformer")."""
+    return initials_long_form(name, full_name) == full_name
 
 
 def pwc_methods(vocab: Path, b: Builder) -> None:

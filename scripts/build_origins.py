@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 import gazetteer_rules as rules
-from build_gazetteer import is_title_like, write_tsv_gz
+from build_gazetteer import is_title_like, spells, write_tsv_gz
 
 from kg.normalize import norm_key
 
@@ -80,7 +80,10 @@ def rows(methods: list[dict]) -> list[tuple[str, ...]]:
         url = m.get("source_url") or ""
         names = [rules.clean_label(m["name"])]
         full = rules.clean_label(m.get("full_name") or "")
-        if full and full != names[0] and not is_title_like(full, m):
+        # The names a method was introduced under: a full name that is the introducing
+        # paper's title counts when the name spells it ("Trust Region Policy Optimization"),
+        # so that the paper writing it out is known as its origin (`kg.canon.origin`).
+        if full and full != names[0] and (not is_title_like(full, m) or spells(names[0], full)):
             names.append(full)
         for name in names:
             key = norm_key(name)

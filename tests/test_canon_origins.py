@@ -192,3 +192,21 @@ def test_a_name_the_vocabulary_records_for_two_works_has_no_vocabulary_origin():
         p, written(p), Role.PROPOSES if p.id == "dc" else Role.USES),)) for p in [first, *users]}
     found = canonical_corpus([first, *users], extractions).canonical
     assert {link.paper_id: link.role for link in found.links}["dc"] is Role.USES
+
+
+def test_the_paper_the_vocabulary_records_proposes_what_it_writes_as_used():
+    """An older paper that introduced a now well-known method often writes it as a thing in
+    use ("The novel Barlow Twins objective allows ..."); the vocabulary's record of its title
+    makes the link `proposes`, recorded as a decision; other papers' links stay `uses`."""
+    origin = Paper("bt", "The Barlow Twins objective allows self-supervised learning.",
+                   title=BARLOW, year=2021)
+    user = Paper("u", "We train with Barlow Twins.", title="SSL for X-rays", year=2022)
+    assert roles([origin, user], "Barlow Twins", set()) == {"bt": Role.PROPOSES, "u": Role.USES}
+    decisions = canonical_corpus([origin, user], {p.id: Extraction(p.id, mentions=(
+        mention(p, "Barlow Twins", Role.USES),)) for p in [origin, user]}).decisions
+    (recorded,) = [d for d in decisions if d.rule == "origin-recorded"]
+    assert recorded.variants == ("bt (vocabulary-origin)",) and recorded.papers == 1
+    assert BARLOW in recorded.note
+    # A title the vocabulary does not record promotes nothing.
+    assert roles([replace(origin, title="Redundancy Reduction")], "Barlow Twins", set()) == {
+        "bt": Role.USES}

@@ -181,3 +181,30 @@ def test_origins_years_come_from_addresses() -> None:
     assert module.year_of("http://proceedings.neurips.cc/paper/2020/hash/7d9-Abstract.html") == (
         "2020")
     assert module.arxiv_id("https://arxiv.org/abs/2103.03230v3") == "2103.03230"
+
+
+def test_a_title_the_methods_name_spells_word_by_word_is_an_origin_name() -> None:
+    """PwC stores many a method's paper title as its full name; a title is no alias, but the
+    origins table keeps one the name spells ("TRPO": "Trust Region Policy Optimization")."""
+    sys.path.insert(0, str(SCRIPTS))
+    try:
+        spec = importlib.util.spec_from_file_location("build_origins",
+                                                      SCRIPTS / "build_origins.py")
+        assert spec and spec.loader
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(SCRIPTS))
+
+    def method(name: str, full: str, title: str) -> dict[str, object]:
+        return {"name": name, "full_name": full, "source_title": title, "paper": {"title": title},
+                "url": f"https://paperswithcode.com/method/{name.lower()}", "source_url": ""}
+
+    trpo = "Trust Region Policy Optimization"
+    attention = "Attention Is All You Need"
+    keys = {row[0] for row in module.rows([
+        method("TRPO", trpo, trpo), method("Transformer", attention, attention),
+        method("RAM", "Recurrent models of visual attention",
+               "Recurrent models of visual attention")])}
+    assert keys == {"trpo", "trust region policy optimization", "transformer", "ram"}
+    assert module.spells("TRPO", trpo) and not module.spells("Transformer", attention)

@@ -157,9 +157,6 @@ class Canonical:
         mention); links stay in paper order, then key order.
         """
         paper_moves = paper_moves or {}
-        # The keys whose links change; every other concept is made from the same links.
-        touched = {*moves, *(k for _, k in paper_moves),
-                   *(k for k in (*moves.values(), *paper_moves.values()) if k is not None)}
         current = self.made_from is self.links
         for source, target in moves.items():
             if target is not None:
@@ -195,7 +192,9 @@ class Canonical:
         self.links = links
         if current:
             # A concept is made from its key's links alone (issue 14: four rekeys remade
-            # every concept of the corpus).
+            # every concept of the corpus): only the keys whose links change are remade.
+            touched = {*moves, *(k for _, k in paper_moves),
+                       *(k for k in (*moves.values(), *paper_moves.values()) if k is not None)}
             kept = {k: c for k, c in self.concepts.items() if k not in touched}
             kept.update(concepts_from_links(link for link in links if link.concept_key in touched))
             self.concepts = {key: kept[key] for key in sorted(kept)}

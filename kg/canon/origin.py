@@ -80,6 +80,7 @@ MAX_ORIGINS = 2
 # (`scripts/origin_threshold.py`, second table).
 PREPRINT_YEARS = 1
 RULE = "origin"
+RECORDED_RULE = "origin-recorded"  # links given `proposes`: the vocabulary names the paper
 TITLE_NAME = "title-name"
 NAMING_CUE = "naming-cue"
 NOVEL_INSTANCE = "novel-instance"
@@ -263,6 +264,7 @@ def origin_roles(
     checked = crowded | common | shared
     # What the vocabulary records as introduced earlier: a later paper is not its origin.
     recorded = {key: found for key in proposers if (found := vocabulary_origins(concepts[key]))}
+    promoted: dict[str, list[str]] = defaultdict(list)  # concept -> papers given `proposes`
     first_year: dict[str, int] = {}
     for link in links:
         year = papers[link.paper_id].year
@@ -273,7 +275,11 @@ def origin_roles(
     out: list[Link] = []
     for link in links:
         key = link.concept_key
-        if link.role is Role.PROPOSES and (key in checked or key in recorded):
+        if link.role is not Role.PROPOSES:
+            if _introduced_here(papers[link.paper_id], concepts[key]):
+                link = replace(link, role=Role.PROPOSES)
+                promoted[key].append(f"{link.paper_id} ({VOCABULARY})")
+        elif key in checked or key in recorded:
             paper = papers[link.paper_id]
             found = recorded.get(key, ())
             rule = introduction(paper, link, concepts[key])
@@ -307,7 +313,28 @@ def origin_roles(
                             before.get(key, ()), key in checked))
         for key in sorted(kept) if proposers[key] > len(kept[key])
     ]
+    decisions += [
+        CanonDecision(key, RECORDED_RULE, tuple(found), len(found),
+                      f"the vocabulary records {_works(vocabulary_origins(concepts[key]))} as "
+                      "the work introducing it: the paper proposes it, whatever its sentences "
+                      "made of the role")
+        for key, found in sorted(promoted.items())
+    ]
+    decisions.sort(key=lambda d: d.concept_key)
     return out, decisions
+
+
+def _introduced_here(paper: Paper, concept: Concept) -> bool:
+    """Whether the vocabulary records `paper` (its title or arXiv id) as the one work that
+    introduced the concept: a paper that introduced a method now well known often writes it as
+    something it uses ("the novel X algorithm allows ..."), and only a vocabulary knows it was
+    new there ("Unbiased Online Recurrent Optimization", 2018, for UORO)."""
+    found = vocabulary_origins(concept)
+    return one_work(found) and any(o.is_paper(paper.title, paper.arxiv_id) for o in found)
+
+
+def _works(origins: tuple[Origin, ...]) -> str:
+    return "; ".join(f"{o.title} ({o.year})" for o in origins)
 
 
 def one_work(origins: tuple[Origin, ...]) -> bool:
@@ -405,7 +432,6 @@ def _note(linked: int, proposers: int, kept: int, common: bool,
         why = (f"{linked} papers link to it and it is a phrase, not a coined name; "
                f"{proposers} propose it; {kept} introduce it")
     if recorded:
-        works = "; ".join(f"{o.title} ({o.year})" for o in recorded)
-        why += (f"; the vocabulary records it as introduced by {works}: a paper more than "
-                f"{PREPRINT_YEARS} year later is not its origin")
+        why += (f"; the vocabulary records it as introduced by {_works(recorded)}: a paper "
+                f"more than {PREPRINT_YEARS} year later is not its origin")
     return why + " and keep the role, the others use it"

@@ -110,11 +110,15 @@ class Report:
         return self._ratio(self.proposes_found, self.proposes_gold)
 
     @property
+    def proposes_must_predicted(self) -> int:
+        """The `proposes` predictions that count when only `must` contributions do: all but
+        those matching only an `ok` contribution (neither right nor wrong)."""
+        return self.proposes_predicted - self.proposes_ok_only
+
+    @property
     def proposes_must_precision(self) -> float:
-        """`proposes` precision when only the `must` contributions count: a proposal of an
-        `ok` contribution is neither right nor wrong."""
-        return self._ratio(self.proposes_must_right,
-                           self.proposes_predicted - self.proposes_ok_only)
+        """`proposes` precision when only the `must` contributions count."""
+        return self._ratio(self.proposes_must_right, self.proposes_must_predicted)
 
     @property
     def proposes_must_recall(self) -> float:
@@ -135,7 +139,7 @@ class Report:
              f"{self.proposes_recall:.3f}  ({self.proposes_found}/{self.proposes_gold})"),
             ("proposes P (must)",
              f"{self.proposes_must_precision:.3f}  ({self.proposes_must_right}/"
-             f"{self.proposes_predicted - self.proposes_ok_only})"),
+             f"{self.proposes_must_predicted})"),
             ("proposes R (must)",
              f"{self.proposes_must_recall:.3f}  ({self.proposes_must_found}/"
              f"{self.proposes_must_gold})"),

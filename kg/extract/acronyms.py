@@ -112,7 +112,7 @@ def _schwartz_hearst(short: str, long: str) -> str | None:
     words = result.split()
     if len(words) > min(len(short) + 5, len(short) * 2):
         return None
-    by_initials = _initials_long_form(short, long)
+    by_initials = initials_long_form(short, long)
     if by_initials is not None and len(by_initials) > len(result):
         return by_initials
     return result
@@ -122,16 +122,16 @@ def _schwartz_hearst(short: str, long: str) -> str | None:
 _SKIPPED = frozenset("a an the and or of for to in on with via by from at any".split())
 
 
-def _initials_long_form(short: str, long: str) -> str | None:
+def initials_long_form(short: str, long: str) -> str | None:
     """The words of `long`'s end whose initials spell `short`, function words skipped.
 
     Schwartz & Hearst take the shortest match, which can stop inside the long form when a
     letter recurs ("ADAPT" in "…Discovering and Adapting…"); every letter starting a word is
     the stronger evidence.
 
-    >>> _initials_long_form("ADAP", "we use Actively Discovering and Adapting to Preferences")
+    >>> initials_long_form("ADAP", "we use Actively Discovering and Adapting to Preferences")
     'Actively Discovering and Adapting to Preferences'
-    >>> _initials_long_form("DiT", "conditional diffusion transformers") is None
+    >>> initials_long_form("DiT", "conditional diffusion transformers") is None
     True
     """
     letters = [c.lower() for c in short if c.isalnum()]
@@ -233,7 +233,7 @@ def _initials_span_before(doc: Doc, end: int, short: str) -> Span | None:
     if long is None:
         return None
     words = [t.text for t in long if t.is_alpha and t.lower_ not in _SKIPPED]
-    if _initials_long_form(letters, long.text) == long.text or (
+    if initials_long_form(letters, long.text) == long.text or (
             len(words) > 1 and all(w[:1].isupper() for w in words)):
         return long
     return None
