@@ -17,8 +17,15 @@ import kg
 from kg.errors import ModelError
 from kg.eval.cv import GoldSet, Spread, folds, merge, paired, parse_modules, spreads
 from kg.eval.graph import Report
-from kg.extract.assemble import _resolve_overlaps, overlap_level, paper_best
-from kg.extract.candidates import Occurrence
+from kg.extract.assemble import (
+    PaperCandidates,
+    ParsedField,
+    _resolve_overlaps,
+    assemble_decided,
+    overlap_level,
+    paper_best,
+)
+from kg.extract.candidates import FieldCandidates, Occurrence
 from kg.extract.decisions import AcceptReason, CandidateGroup, DecisionThresholds, acceptance
 from kg.extract.features import FEATURE_GROUPS, FEATURE_NAMES
 from kg.extract.learned import (
@@ -33,6 +40,7 @@ from kg.extract.learned import (
     with_stack_features,
 )
 from kg.extract.terms import Term
+from kg.extract.textfix import repair
 from kg.normalize import norm_key
 from kg.train.decisions import (
     PROPOSES_CUTS,
@@ -184,6 +192,34 @@ def test_overlapping_spans_compare_probabilities_in_steps() -> None:
     # A name keeps its boundaries against a phrase of the same level around it.
     assert overlap_level(0.78, 0.2, named=True) > overlap_level(0.83, 0.2)
     assert overlap_level(0.95, 0.2) > overlap_level(0.55, 0.2, named=True)
+
+
+def test_a_proposal_keeps_its_whole_phrase_against_a_likelier_piece() -> None:
+    text = "We propose privacy-aware randomized quantization for federated learning."
+    whole, piece = "privacy-aware randomized quantization", "quantization"
+    occurrences = tuple(Occurrence(
+        term=Term(0, 1, label, "chunk"), role=None, introduced=False, type_cues=(),
+        sentence=0, sent_start=0, sent_end=len(text), char_start=text.index(label),
+        char_end=text.index(label) + len(label)) for label in (whole, piece))
+    fields = [ParsedField(Field.ABSTRACT, repair(text), FieldCandidates(occurrences, (), None))]
+
+    def labels(proposes: float, thresholds: DecisionThresholds) -> set[tuple[str, str]]:
+        cands = PaperCandidates({}, set(), None)
+        for occ in occurrences:
+            group = cands.groups.setdefault(norm_key(occ.term.label),
+                                            CandidateGroup(norm_key(occ.term.label)))
+            group.occurrences.append((Field.ABSTRACT, occ))
+        # The piece is likelier a concept by more than one step; the whole is the proposal.
+        decisions = {norm_key(whole): Decision(0.75, ConceptType.METHOD, proposes),
+                     norm_key(piece): Decision(0.95, ConceptType.METHOD, 0.05)}
+        mentions = assemble_decided({Field.ABSTRACT: text}, fields, cands, decisions,
+                                    thresholds, 0.3)
+        return {(m.text, m.role.value) for m in mentions}
+
+    assert labels(0.6, DecisionThresholds()) == {(whole, "proposes")}
+    # Under the cut it is no proposal, and the likelier piece cuts it, as without the rule.
+    assert labels(0.2, DecisionThresholds()) == {(piece, "uses")}
+    assert labels(0.6, DecisionThresholds(overlap_proposal=0.0)) == {(piece, "uses")}
 
 
 def test_the_groups_of_one_gold_concept_share_one_weight() -> None:

@@ -185,13 +185,16 @@ def assemble_decided(
 ) -> list[Mention]:
     """The mentions of one paper, decided by the learned models (`kg.extract.learned`):
     groups the accept model takes, where they overlap the more probable by a step of
-    `thresholds.overlap_step` (else the longer) span, typed by the type model, `proposes`
+    `thresholds.overlap_step` (else the longer) span, a proposal `thresholds.overlap_proposal`
+    higher, typed by the type model, `proposes`
     when the proposes model's probability reaches `proposes_cut`, else the strongest role
     of its phrases."""
     accepted = {k: e for k, e in cands.groups.items()
                 if decisions[k].accept >= thresholds.accept}
     scores = {k: overlap_level(decisions[k].accept, thresholds.overlap_step,
-                               named="name" in e.kinds) for k, e in accepted.items()}
+                               named="name" in e.kinds)
+              + (thresholds.overlap_proposal if decisions[k].proposes >= proposes_cut else 0.0)
+              for k, e in accepted.items()}
     survivors = _resolve_overlaps(fields, accepted, scores)
     decided: dict[str, tuple[ConceptType, Role]] = {}
     for key, entry in list(accepted.items()):
