@@ -222,3 +222,56 @@ def test_a_writer_that_may_release_the_links_writes_the_same_graph() -> None:
     assert after == before
     assert released.links == []  # the mentions went once the writer had packed their evidence
     assert any("/evidence/" in t for t in after)
+
+
+def test_a_papers_links_need_not_be_consecutive() -> None:
+    """The writer takes each paper's links straight from `corpus.links` when they come a
+    paper at a time (as canonicalisation makes them), else through a map by paper: the same
+    graph either way, a pair linked twice merged (strongest role, every mention), and with
+    `release_links` the corpus's list is let go."""
+    from kg.rdf.build import _grouped, iter_triples
+
+    corpus = sample_corpus()
+    by_paper = sorted(corpus.links, key=lambda link: link.paper_id)
+    first = next(link for link in by_paper if link.paper_id == "2501.00001")
+    by_paper.remove(first)
+    twice = dataclasses.replace(first, role=Role.PROPOSES)  # the pair again, a stronger role
+    grouped = [first, twice, *by_paper]
+    interleaved = [first, *by_paper, twice]
+    assert _grouped(grouped) and not _grouped(interleaved)
+    graphs = []
+    for links in (grouped, interleaved):
+        for release in (False, True):
+            copy = dataclasses.replace(corpus, links=list(links))
+            graphs.append([str(t) for t in iter_triples(copy, include_ontology=False,
+                                                        release_links=release)])
+            assert (copy.links == []) is release
+    assert all(g == graphs[0] for g in graphs)
+    paper = B + "paper/" + first.paper_id  # a plain id
+    assert f"<{paper}> <{kg('proposes')}> <{B}concept/" in "\n".join(graphs[0])
+
+
+def test_constant_triples_wait_once_not_once_a_paper() -> None:
+    """A collection's type and label are added to the buffer once, not once a paper (issue 14:
+    two entries a paper on one subject, all merged at the end; so are an extractor's triples
+    from relation evidence); two spellings of a collection keep both labels."""
+    from kg.rdf import build as rdf_build
+    from kg.rdf.canonical import TripleBuffer
+
+    added: dict[str, int] = {}
+
+    class Counting(TripleBuffer):
+        def add(self, subject, predicate, obj, okey):  # type: ignore[no-untyped-def]
+            added[subject] = added.get(subject, 0) + 1
+            super().add(subject, predicate, obj, okey)
+
+    papers = [Paper(f"p{i}", "An abstract.", collection="ICLR 2025") for i in range(20)]
+    papers.append(Paper("p20", "An abstract.", collection="iclr 2025"))
+    corpus = Corpus(papers=papers)
+    out = Counting()
+    rdf_build._GraphBuilder(corpus, rdf_build.Iris(rdf_build.DEFAULT_BASE), out).build()
+    collection = B + "collection/iclr-2025"
+    assert added[collection] == 4  # type and label of each spelling, not 2 a paper
+    g = to_rdflib(out.triples())
+    assert set(g.objects(URIRef(collection), rdflib.RDFS.label)) == {
+        rdflib.Literal("ICLR 2025"), rdflib.Literal("iclr 2025")}

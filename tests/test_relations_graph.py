@@ -16,10 +16,13 @@ from rdflib import Literal, URIRef
 
 from kg.canon.relations import canonical_relations
 from kg.errors import KGError
-from kg.namespaces import KG_IRI
+from kg.ingest.shelf import PaperShelf
+from kg.namespaces import DEFAULT_BASE, KG_IRI
 from kg.rdf import build_triples, to_rdflib
+from kg.rdf.canonical import TripleBuffer
+from kg.rdf.iris import Iris
 from kg.rdf.ontology import ontology_path, shapes_path
-from kg.rdf.relations import TERMS
+from kg.rdf.relations import TERMS, add_relation_triples
 from kg.types import (
     ConceptRelation,
     ConceptType,
@@ -262,3 +265,30 @@ def test_a_relation_to_an_unknown_concept_is_refused(corpus: Corpus) -> None:
     relation = dataclasses.replace(corpus.relations[0], object_key="no such concept")
     with pytest.raises(KGError, match=r"'no such concept', which is not in corpus\.concepts"):
         build_triples(dataclasses.replace(corpus, relations=[relation]))
+
+
+def test_relations_read_each_cited_paper_once_from_a_shelf(corpus: Corpus) -> None:
+    """Issue 14: the relations' evidence reads the papers it cites, each once, from the shelf
+    `kg build` keeps them on (not every paper of the corpus into one dict), and the graph is
+    the one of the papers held in a list."""
+    reads: list[int] = []
+
+    class Counted(PaperShelf):
+        def __getitem__(self, i):  # type: ignore[no-untyped-def,override]
+            if isinstance(i, int):
+                reads.append(i)
+            return super().__getitem__(i)
+
+    uncited = Paper("uncited", "A paper no relation cites.", title="Uncited")
+    papers = [*corpus.papers, uncited]
+    shelf = Counted(papers)
+    held, shelved = TripleBuffer(), TripleBuffer()
+    with_uncited = dataclasses.replace(corpus, papers=papers)
+    concept_iri = Iris(DEFAULT_BASE).concepts(corpus.concepts)
+    add_relation_triples(held, with_uncited, Iris(DEFAULT_BASE), concept_iri)
+    add_relation_triples(shelved, dataclasses.replace(corpus, papers=shelf),
+                         Iris(DEFAULT_BASE), concept_iri)
+    cited = {paper_id for relation in corpus.relations for paper_id, _ in relation.evidence}
+    assert len(cited) >= 2  # evidence from several papers, interleaved across relations
+    assert sorted(reads) == sorted(papers.index(p) for p in papers if p.id in cited)
+    assert [str(t) for t in shelved.triples()] == [str(t) for t in held.triples()]

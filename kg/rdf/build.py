@@ -21,7 +21,7 @@ from pyoxigraph import Literal, NamedNode, Triple
 
 from kg import __version__
 from kg.errors import InputError, KGError
-from kg.ingest.shelf import PaperIndex
+from kg.ingest.shelf import PaperIndex, PaperShelf
 from kg.namespaces import DEFAULT_BASE
 from kg.rdf import terms as t
 from kg.rdf.canonical import Block, TripleBuffer
@@ -58,9 +58,10 @@ def iter_triples(
 ) -> Iterator[Triple]:
     """`build_triples` as a stream: the corpus is walked at the first `next()`, and each
     triple is made only as it is consumed (a writer streaming them to disk never holds
-    them all; `kg.build` writes the graph this way). `release_links`: the writer may empty
-    `corpus.links` once it has read them (issue 14: their mentions are the largest part of a
-    corpus; the writer keeps of them only what the graph needs, see `_GraphBuilder.build`)."""
+    them all; `kg.build` writes the graph this way). `release_links`: the writer takes the
+    list `corpus.links` (leaving the corpus an empty one) and lets each paper's links go once
+    it has read them (issue 14: their mentions are the largest part of a corpus; the writer
+    keeps of them only what the graph needs, see `_GraphBuilder.build`)."""
     with _collector_paused():
         out = TripleBuffer(spill_at=SPILL_ENTRIES)
         _GraphBuilder(corpus, Iris(base), out, release_links=release_links).build()
@@ -106,11 +107,11 @@ class _GraphBuilder:
         self.iris = iris
         self.out = out
         self.release_links = release_links
-        self.papers = self._index_papers()
-        self.paper_iri = {key: iris.paper(key) for key in self.papers}
+        self.papers = self._index_papers()  # a paper's IRI is made where needed (`Iris.paper`)
         self.concept_iri = iris.concepts(corpus.concepts)
         self.concept_node = {iri: NamedNode(iri) for iri in self.concept_iri.values()}
         self.extractors: dict[str, tuple[str, NamedNode]] = {}
+        self.collections: set[tuple[str, str]] = set()  # (IRI, name) whose triples are added
         self.integers: dict[int, Literal] = {}
         # What a paper's packed evidence (`_pack_claims`) numbers: concept IRIs, extractors.
         self.concept_list = list(self.concept_node)
@@ -120,22 +121,19 @@ class _GraphBuilder:
         self.claims: IO[bytes]  # every paper's packed claims, in a temporary file (`build`)
 
     def build(self) -> None:
-        by_paper = self._merge_links()
         # The links' triples now, and of their mentions only each paper's evidence, packed
         # (issue 14: the mentions are the largest part of a corpus and the evidence nodes are
         # written last, so the writer held every one of them until its last paper).
         paper_count: dict[str, int] = defaultdict(int)
         evidence: dict[str, tuple[int, int]] = {}  # paper key -> where its claims are
         names: set[str] = set()
-        if self.release_links:
-            self.corpus.links = []  # each paper's links go once packed
         # Packed, to disk: the ranges hold where (issue 14: not a few hundred bytes a paper).
         claims = self.claims = tempfile.TemporaryFile(prefix="paperkg-evidence-")  # noqa: SIM115
-        for key in list(by_paper):
-            paper_links = by_paper.pop(key)
+        for key, paper_links in self._links_by_paper():
+            s = self.iris.paper(key)
             for link in paper_links:
                 paper_count[link.concept_key] += 1
-                self._link(key, link)
+                self._link(s, link)
             packed = self._pack_claims(key, paper_links, names)
             evidence[key] = (claims.tell(), len(packed))
             claims.write(packed)
@@ -169,6 +167,9 @@ class _GraphBuilder:
     def _index_papers(self) -> Mapping[str, Paper]:
         # Positions, not papers: a `PaperShelf`'s papers are read as the writer reaches them.
         papers = self.corpus.papers
+        if isinstance(papers, PaperShelf) and "" not in papers.by_id and (
+                len(papers.by_id) == len(papers)):
+            return papers.by_id  # every id given and unique: the keys, and the shelf's own map
         index: dict[str, int] = {}
         for i, paper in enumerate(papers):
             key = paper_key(paper)
@@ -184,37 +185,58 @@ class _GraphBuilder:
             index[key] = i
         return PaperIndex(papers, index)
 
-    def _merge_links(self) -> dict[str, list[Link]]:
-        """Each paper's links by paper key, one per concept in the order the corpus first links
-        it: the corpus's own `Link`s, not copies (issue 14: the writer holds them all until the
-        last paper's evidence is written); a pair linked twice is one `Link` (the strongest
-        role, every mention)."""
+    def _links_by_paper(self) -> Iterator[tuple[str, list[Link]]]:
+        """Each paper's links, one per concept in the order the corpus first links it: the
+        corpus's own `Link`s, not copies; a pair linked twice is one `Link` (the strongest
+        role, every mention). A paper at a time, straight from `corpus.links` when each
+        paper's links are consecutive there (as canonicalisation makes them), else through a
+        map by paper (issue 14: not a list per paper for the whole corpus at once). With
+        `release_links`, each paper's links are let go once taken."""
+        links = self.corpus.links
+        for link in links:
+            self._check_link(link)
+        if self.release_links:
+            self.corpus.links = []
+        if _grouped(links):
+            start = 0
+            while start < len(links):
+                end, paper = start + 1, links[start].paper_id
+                while end < len(links) and links[end].paper_id == paper:
+                    end += 1
+                group = links[start:end]
+                if self.release_links:
+                    links[start:end] = [None] * (end - start)  # type: ignore[list-item]
+                yield paper, _merged(group) if _repeats(group) else group
+                start = end
+            return
         by_paper: dict[str, list[Link]] = {}
-        for link in self.corpus.links:
-            if link.paper_id not in self.papers:
-                raise KGError(
-                    f"link to concept {link.concept_key!r} names paper {link.paper_id!r}, "
-                    "which is not in the corpus: canonicalisation must only link read papers"
-                )
-            if link.concept_key not in self.concept_iri:
-                raise KGError(
-                    f"paper {link.paper_id!r} links to concept {link.concept_key!r}, which is "
-                    "not in corpus.concepts: canonicalisation must add every linked concept"
-                )
+        for link in links:
             found = by_paper.get(link.paper_id)
             if found is None:
                 by_paper[link.paper_id] = [link]
             else:
                 found.append(link)
-        for key, paper_links in by_paper.items():
-            if len({link.concept_key for link in paper_links}) < len(paper_links):
-                by_paper[key] = _merged(paper_links)
-        return by_paper
+        del links
+        for paper in list(by_paper):
+            group = by_paper.pop(paper)
+            yield paper, _merged(group) if _repeats(group) else group
+
+    def _check_link(self, link: Link) -> None:
+        if link.paper_id not in self.papers:
+            raise KGError(
+                f"link to concept {link.concept_key!r} names paper {link.paper_id!r}, "
+                "which is not in the corpus: canonicalisation must only link read papers"
+            )
+        if link.concept_key not in self.concept_iri:
+            raise KGError(
+                f"paper {link.paper_id!r} links to concept {link.concept_key!r}, which is "
+                "not in corpus.concepts: canonicalisation must add every linked concept"
+            )
 
     # -- papers ---------------------------------------------------------------------------
 
     def _paper(self, key: str, paper: Paper) -> None:
-        s = self.paper_iri[key]
+        s = self.iris.paper(key)
         add = self.out.add
         add(s, t.RDF_TYPE, *_ARTICLE)
         add(s, t.DCTERMS_IDENTIFIER, *t.str_term(key))
@@ -225,8 +247,10 @@ class _GraphBuilder:
         if paper.collection:
             collection = self.iris.collection(paper.collection)
             add(s, t.DCTERMS_IS_PART_OF, *t.iri_term(collection))
-            add(collection, t.RDF_TYPE, *_COLLECTION)
-            add(collection, t.RDFS_LABEL, *t.str_term(paper.collection))
+            if (collection, paper.collection) not in self.collections:  # not 2 entries a paper
+                self.collections.add((collection, paper.collection))
+                add(collection, t.RDF_TYPE, *_COLLECTION)
+                add(collection, t.RDFS_LABEL, *t.str_term(paper.collection))
         authors = [name for name in paper.authors if name.strip()]
         for name in authors:
             person = self.iris.person(name)
@@ -293,8 +317,7 @@ class _GraphBuilder:
 
     # -- links and concepts ---------------------------------------------------------------
 
-    def _link(self, key: str, link: Link) -> None:
-        s = self.paper_iri[key]
+    def _link(self, s: str, link: Link) -> None:
         concept = self.concept_iri[link.concept_key]
         obj = self.concept_node[concept]
         self.out.add(s, t.KG_MENTIONS, obj, concept)
@@ -380,7 +403,7 @@ class _GraphBuilder:
         # (issue 14: a node and a method object per paper held until the last range).
         make = self._paper_evidence
         for key, (offset, size) in evidence.items():
-            self.out.add_lazy_range(self.paper_iri[key] + "/", make, key, offset, size)
+            self.out.add_lazy_range(self.iris.paper(key) + "/", make, key, offset, size)
 
     def _paper_evidence(self, key: str, at: int, size: int) -> list[tuple[str, Block]]:
         """One paper's evidence nodes, one per span and concept, and their sentences' nodes,
@@ -401,7 +424,8 @@ class _GraphBuilder:
                            Span(span_field, s_start, s_end), _ROLE_LIST[role], agents))
         blocks: list[tuple[str, Block]] = []
         sentences: dict[str, NamedNode] = {}
-        paper_node = NamedNode(self.paper_iri[key])
+        paper_iri = self.iris.paper(key)
+        paper_node = NamedNode(paper_iri)
         paper = self.papers[key]  # read once for its claims (from a shelf: read from disk)
         i = 0
         while i < len(claims):  # the claims of one span are consecutive
@@ -412,19 +436,18 @@ class _GraphBuilder:
             for span, concept_number, where, role, agents in claims[i:j]:
                 concept = self.concept_list[concept_number]
                 suffix = concept.rpartition("/")[2] if shared else ""
-                self._one_evidence(key, paper, paper_node, span, concept, where, role, agents,
-                                   suffix, sentences, blocks)
+                self._one_evidence(paper_iri, paper, paper_node, span, concept, where, role,
+                                   agents, suffix, sentences, blocks)
             i = j
         return blocks
 
     def _one_evidence(
-        self, key: str, paper: Paper, paper_node: NamedNode, span: Span, concept: str,
+        self, paper_iri: str, paper: Paper, paper_node: NamedNode, span: Span, concept: str,
         where: Span, role: Role, agent_numbers: list[int], suffix: str,
         sentences: dict[str, NamedNode], blocks: list[tuple[str, Block]],
     ) -> None:
         """One evidence node (and its sentence's, the first time): its Triples are made
         directly in canonical order (a test checks the order), when the writer takes them."""
-        paper_iri = self.paper_iri[key]
         sentence = Iris.sentence(paper_iri, where)
         sentence_node = sentences.get(sentence)
         new_sentence = sentence_node is None
@@ -477,6 +500,24 @@ _FIELD_LIST = list(Field)
 _FIELDS = {f: i for i, f in enumerate(_FIELD_LIST)}
 _ROLE_LIST = list(Role)
 _ROLES = {r: i for i, r in enumerate(_ROLE_LIST)}
+
+
+def _grouped(links: list[Link]) -> bool:
+    """Whether each paper's links are consecutive in `links`."""
+    seen: set[str] = set()
+    last = None
+    for link in links:
+        if link.paper_id != last:
+            last = link.paper_id
+            if last in seen:
+                return False
+            seen.add(last)
+    return True
+
+
+def _repeats(links: list[Link]) -> bool:
+    """Whether a paper's links name a concept twice."""
+    return len({link.concept_key for link in links}) < len(links)
 
 
 def _merged(links: list[Link]) -> list[Link]:

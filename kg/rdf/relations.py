@@ -10,12 +10,14 @@ extractor (PROV-O), minted from the paper, the field, both spans and the predica
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from collections.abc import Mapping
 
 from pyoxigraph import NamedNode
 
 from kg import __version__
 from kg.errors import KGError
+from kg.ingest.shelf import papers_by_id
 from kg.namespaces import KG
 from kg.rdf import terms as t
 from kg.rdf.canonical import TripleBuffer
@@ -77,21 +79,28 @@ def add_relation_triples(
     `concept_iri` maps concept keys to IRIs (as the rest of the graph mints them). Sentence
     nodes already in `out` (from paper -> concept evidence) are shared, not repeated.
     """
-    papers = {p.id: p for p in corpus.papers}
-    sentences: set[str] = set()  # the sentence nodes added: only relations add them to `out`
+    papers = papers_by_id(corpus.papers)  # a `PaperShelf`'s are read on access, not held
+    # Each paper's relation mentions, to read the paper once for all of them (issue 14: the
+    # evidence of one relation comes from many papers, and a shelf unpickles each read).
+    cited: dict[str, list[tuple[RelationMention, str, str]]] = defaultdict(list)
     for relation in corpus.relations:
         subject = _concept(concept_iri, relation.subject_key)
         obj = _concept(concept_iri, relation.object_key)
         for predicate in (relation.predicate, *_IMPLIED.get(relation.predicate, ())):
             out.add(subject, RELATION_PROPERTY[predicate], *t.iri_term(obj))
         for paper_id, mention in relation.evidence:
-            paper = papers.get(paper_id)
-            if paper is None:
+            if paper_id not in papers:
                 raise KGError(
                     f"relation {relation.subject_key!r} {relation.predicate.value} "
                     f"{relation.object_key!r} cites paper {paper_id!r}, which is not in the "
                     "corpus: canonical_relations must only use read papers"
                 )
+            cited[paper_id].append((mention, subject, obj))
+    extractors: set[str] = set()  # names whose triples are added (once, not a mention's)
+    for paper_id, found in cited.items():
+        paper = papers[paper_id]
+        sentences: set[str] = set()  # the paper's sentence nodes added (only relations add them)
+        for mention, subject, obj in found:
             problem = _problem(paper, mention)
             if problem:
                 logger.warning(
@@ -100,7 +109,7 @@ def add_relation_triples(
                     mention.predicate.value, mention.object.text, problem,
                 )  # fmt: skip
                 continue
-            _evidence(out, iris, paper, mention, subject, obj, sentences)
+            _evidence(out, iris, paper, mention, subject, obj, sentences, extractors)
 
 
 def _concept(concept_iri: Mapping[str, str], key: str) -> str:
@@ -115,7 +124,7 @@ def _concept(concept_iri: Mapping[str, str], key: str) -> str:
 
 def _evidence(
     out: TripleBuffer, iris: Iris, paper: Paper, mention: RelationMention, subject: str, obj: str,
-    sentences: set[str],
+    sentences: set[str], extractors: set[str],
 ) -> None:
     paper_iri = iris.paper(paper_key(paper))
     where = mention.sentence
@@ -129,10 +138,12 @@ def _evidence(
         out.add(sentence, t.KG_END, *t.int_term(where.end))
         out.add(sentence, t.KG_TEXT, *t.str_term(text))
     extractor = iris.extractor(mention.extractor, __version__)
-    out.add(extractor, t.RDF_TYPE, *t.iri_term(t.KG_EXTRACTOR.value))
-    out.add(extractor, t.RDF_TYPE, *t.iri_term(t.PROV_SOFTWARE_AGENT.value))
-    out.add(extractor, t.RDFS_LABEL, *t.str_term(f"paperkg {mention.extractor}"))
-    out.add(extractor, t.SCHEMA_SOFTWARE_VERSION, *t.str_term(__version__))
+    if mention.extractor not in extractors:  # issue 14: not 4 entries a mention on one subject
+        extractors.add(mention.extractor)
+        out.add(extractor, t.RDF_TYPE, *t.iri_term(t.KG_EXTRACTOR.value))
+        out.add(extractor, t.RDF_TYPE, *t.iri_term(t.PROV_SOFTWARE_AGENT.value))
+        out.add(extractor, t.RDFS_LABEL, *t.str_term(f"paperkg {mention.extractor}"))
+        out.add(extractor, t.SCHEMA_SOFTWARE_VERSION, *t.str_term(__version__))
     s, o = mention.subject, mention.object
     node = relation_evidence_iri(paper_iri, mention)
     add = out.add
