@@ -78,6 +78,16 @@ def test_latex_formatting_keeps_its_words_and_citations_go() -> None:
     assert text[start:end] == "Quill Scansion Network"
 
 
+def test_latex_declarations_in_a_group_keep_their_words() -> None:
+    text = r"a tagger referred to as {\it Quill Net}, {\bf much} faster; {\foo bar} and {\it $x$}"
+    fixed = repair(text)
+    assert fixed.text == r"a tagger referred to as Quill Net, much faster; {\foo bar} and {\it $x$}"
+    assert_maps_back(text, fixed)
+    s = fixed.text.index("Quill Net")
+    start, end = fixed.to_original(s, s + len("Quill Net"))
+    assert text[start:end] == "Quill Net"
+
+
 def test_latex_math_and_unknown_commands_are_kept() -> None:
     text = r"a bound $\mathcal{O}(\sqrt{n})$ and \foo{bar} and \emph{$x$}"
     assert repair(text).text == text

@@ -20,6 +20,9 @@ _LATEX_URL = re.compile(r"\\(?:url|href)\{([^}]*)\}")
 # words stay, the command and its braces go (math, "$\mathcal{O}$", is left alone).
 _LATEX_FORMAT = re.compile(
     r"\\(?:emph|textit|textbf|textsc|texttt|textsl|textrm|textsf|underline)\{([^{}$\\]*)\}")
+# The same in the older declaration form, inside a group: "referred to as {\it NEON}" (154 of
+# the 35,108 paperlists abstracts).
+_LATEX_DECLARATION = re.compile(r"\{\\(?:it|bf|em|sc|tt|sl|rm|sf|itshape|bfseries)\s+([^{}$\\]*)\}")
 # A citation or cross-reference ("networks \cite{jaeger2002}", "~\citep[p. 3]{x}"): its key
 # is no text of the sentence (parsed, "DBLP:journals/corr/OllivierC15" became a concept).
 _LATEX_CITE = re.compile(
@@ -102,6 +105,8 @@ def repair(text: str) -> Repaired:
     'Sentiment analysis (MSA) is'
     >>> repair(r"The \\emph{Quill Net} (QN) of nets \\cite{ab12}, $\\mathcal{O}(n)$").text
     'The Quill Net (QN) of nets, $\\\\mathcal{O}(n)$'
+    >>> repair(r"a model referred to as {\\it Quill Net}, {\\bf fast}").text
+    'a model referred to as Quill Net, fast'
     """
     pieces: list[str] = []
     offsets: list[int] = []
@@ -117,6 +122,9 @@ def repair(text: str) -> Repaired:
         edits.append((match.start(), match.start(1), ""))
         edits.append((match.end(1), match.end(), ""))
     for match in _LATEX_FORMAT.finditer(text):
+        edits.append((match.start(), match.start(1), ""))
+        edits.append((match.end(1), match.end(), ""))
+    for match in _LATEX_DECLARATION.finditer(text):
         edits.append((match.start(), match.start(1), ""))
         edits.append((match.end(1), match.end(), ""))
     for match in _LATEX_CITE.finditer(text):
