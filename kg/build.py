@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import multiprocessing as mp
 import os
 import time
 from collections import Counter
@@ -32,13 +33,21 @@ from kg.canon.corrections import read_corrections
 from kg.canon.relations import canonical_relations
 from kg.errors import InputError
 from kg.extract import ExtractorConfig
-from kg.extract.cache import default_cache_dir
+from kg.extract.cache import (
+    RECORD,
+    default_cache_dir,
+    open_cache,
+    pipeline_versions,
+    record_version,
+)
 from kg.extract.cluster import DaskTarget, extract_on_dask
+from kg.extract.packing import pack, unpack
 from kg.extract.partition import (
     PartitionResult,
     cached_extractions,
     extract_partition,
-    parallel_extract,
+    paper_key,
+    preload,
 )
 from kg.ingest import IngestReport, read_papers
 from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
@@ -63,6 +72,9 @@ PARALLEL_THRESHOLD = 400
 CACHE_READ_BATCH = 2048
 # Papers a worker process extracts at a time; no more papers than this run in this process.
 WORKER_BATCH = 32
+# Cached records to read, at least, for new papers to go to worker processes before they are
+# read (an incremental build), however few the new papers: reading 2,048 records takes ~1 s.
+OVERLAP_RECORDS = 1024
 
 
 def default_processes(n_papers: int) -> int:
@@ -118,41 +130,108 @@ def extract_corpus(
     # Equal spans are one object for the corpus (`kg.canon.compact`); the table itself goes
     # when the extractions are made.
     spans: SpanTable = {}
-    if folder is not None:  # papers whose records the cache has need no worker at all
-        missing: list[Paper] = []
-        # In slices: a slice's records are decoded JSON until they become Extractions (and a
-        # `PaperShelf`'s papers are read a slice at a time).
-        for batch in _slices((p for p in papers if p.abstract), CACHE_READ_BATCH):
-            reused = cached_extractions(batch, config, folder)
-            for i in sorted(reused):
-                results[batch[i].id] = compact_extraction(reused[i], spans)
-            counts.add(PartitionResult(tuple(reused.values()), reused=len(reused)))
-            if progress is not None and reused:
-                progress(len(reused))
-            missing += [p for i, p in enumerate(batch) if i not in reused]
-        todo = missing
-    else:
-        todo = [p for p in papers if p.abstract]
-    processes = default_processes(len(todo)) if n_process is None else n_process
-    if not todo:  # every record from the cache: no pipeline to load, no worker to start
-        return results
-    if len(todo) <= WORKER_BATCH:
-        processes = 1  # one worker's batch: forking workers would only add their start-up
-    if dask is not None:
-        stream: Iterable[PartitionResult] = extract_on_dask(todo, dask, config=config,
-                                                            cache=folder)
-    elif processes <= 1:
-        stream = (extract_partition(batch, config, folder) for batch in _slices(todo, 64))
-    else:
-        stream = parallel_extract(todo, n_process=processes, batch_size=WORKER_BATCH, config=config,
-                                  cache=folder)
+    with ExitStack() as running:
+        early: Iterable[PartitionResult] = ()
+        sent: set[str] = set()  # the ids of the papers the workers started on
+        if folder is not None:  # papers whose records the cache has need no worker at all
+            todo, seen = _uncached((p for p in papers if p.abstract), config, folder)
+            if todo and dask is None and n_process != 1 and seen - len(todo) >= OVERLAP_RECORDS:
+                # An incremental build: the new papers go to worker processes now, and this
+                # process reads the others' records while they run (issue 14).
+                workers = min(n_process or default_processes(len(todo)),
+                              -(-len(todo) // WORKER_BATCH))
+                early = running.enter_context(extracting(
+                    todo, n_process=workers, batch_size=WORKER_BATCH, config=config,
+                    cache=folder))
+                sent = {p.id for p in todo}  # their records may appear while the others are read
+            # In slices: a slice's records are decoded JSON until they become Extractions (and
+            # a `PaperShelf`'s papers are read a slice at a time).
+            late: list[Paper] = []
+            for batch in _slices((p for p in papers if p.abstract and p.id not in sent),
+                                 CACHE_READ_BATCH):
+                reused = cached_extractions(batch, config, folder)
+                for i in sorted(reused):
+                    results[batch[i].id] = compact_extraction(reused[i], spans)
+                counts.add(PartitionResult(tuple(reused.values()), reused=len(reused)))
+                if progress is not None and reused:
+                    progress(len(reused))
+                late += [p for i, p in enumerate(batch) if i not in reused]
+            _take(early, results, spans, counts, progress)
+            todo = late
+        else:
+            todo = [p for p in papers if p.abstract]
+        if not todo:  # every record from the cache: no pipeline to load, no worker to start
+            return results
+        processes = default_processes(len(todo)) if n_process is None else n_process
+        if len(todo) <= WORKER_BATCH:
+            processes = 1  # one worker's batch: forking workers would only add their start-up
+        if dask is not None:
+            stream: Iterable[PartitionResult] = extract_on_dask(todo, dask, config=config,
+                                                                cache=folder)
+        elif processes <= 1:
+            stream = (extract_partition(batch, config, folder) for batch in _slices(todo, 64))
+        else:
+            stream = running.enter_context(extracting(
+                todo, n_process=processes, batch_size=WORKER_BATCH, config=config,
+                cache=folder))
+        _take(stream, results, spans, counts, progress)
+    return results
+
+
+def _take(stream: Iterable[PartitionResult], results: dict[str, Extraction], spans: SpanTable,
+          counts: ExtractCounts, progress: ProgressCallback | None) -> None:
+    """Add the extractions `stream` makes to `results` (compacted), in its order."""
     for result in stream:
         counts.add(result)
         for extraction in result.extractions:
             results[extraction.paper_id] = compact_extraction(extraction, spans)
         if progress is not None:
             progress(len(result.extractions))
-    return results
+
+
+def _uncached(papers: Iterable[Paper], config: ExtractorConfig,
+              folder: str) -> tuple[list[Paper], int]:
+    """The papers whose extraction records the cache lacks (asked of its keys a slice at a
+    time: no record is read), and how many papers were looked up."""
+    parse, spans = pipeline_versions(config)
+    version = record_version(config, parse, spans)
+    store = open_cache(folder)
+    missing: list[Paper] = []
+    seen = 0
+    for batch in _slices(papers, CACHE_READ_BATCH):
+        keys = [paper_key(p) for p in batch]
+        found = store.present(RECORD, version, keys)
+        missing += [p for p, key in zip(batch, keys, strict=True) if key not in found]
+        seen += len(batch)
+    return missing, seen
+
+
+@contextmanager
+def extracting(
+    papers: Sequence[Paper],
+    *,
+    n_process: int,
+    batch_size: int,
+    config: ExtractorConfig,
+    cache: str | None,
+) -> Iterator[Iterator[PartitionResult]]:
+    """`kg.extract.partition.parallel_extract` started at once: its workers are extracting
+    when the block begins, while this process does other work; the block's iterator gives
+    their results in input order, and leaving the block stops the workers."""
+    fork = "fork" in mp.get_all_start_methods()
+    ctx = mp.get_context("fork" if fork else "spawn")
+    if fork:  # loaded here once, inherited by the workers
+        preload(config, papers, cache)
+    jobs = ((batch, config, cache) for batch in _slices(papers, batch_size))
+    with ctx.Pool(n_process) as pool:
+        packed = pool.imap(_extract_packed, jobs)  # the pool's threads hand jobs out from now
+        yield (unpack(result) for result in packed)
+
+
+def _extract_packed(job: tuple[list[Paper], ExtractorConfig, str | None]) -> bytes:
+    """A worker's job: one partition's `PartitionResult`, packed (`kg.extract.packing`)."""
+    papers, config, cache = job
+    return pack(extract_partition(papers, config, cache, batch_size=len(papers)))
 
 
 def _slices(papers: Iterable[Paper], size: int) -> Iterator[list[Paper]]:

@@ -10,12 +10,14 @@ import dataclasses
 import json
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import spacy
 from spacy.language import Language
 
+from kg import build as kg_build
 from kg.build import run_build
 from kg.extract import cache as cache_module
 from kg.extract import learned
@@ -245,6 +247,40 @@ def test_incremental_build_extracts_only_new_papers(tmp_path: Path) -> None:
     assert grown.extraction.parsed == 4  # the two new papers' titles and abstracts
     _, full = build(tmp_path, "full", [SMALL, more], False)
     assert incremental == full
+
+
+def test_new_papers_go_to_workers_before_the_cached_records_are_read(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An incremental build with workers starts them on the new papers first, then reads the
+    other papers' records while they run (kg.build.extracting): the same bytes, the same
+    counts as the build that reads first."""
+    folder = tmp_path / "cache"
+    more = tmp_path / "more.jsonl"
+    more.write_text("".join(json.dumps(r) + "\n" for r in MORE))
+    build(tmp_path, "first", [SMALL], folder)
+    events: list[str] = []
+    started, read = kg_build.extracting, kg_build.cached_extractions
+
+    @contextmanager
+    def starting(papers, **kw):  # type: ignore[no-untyped-def]
+        events.append(f"workers on {sorted(p.id for p in papers)}")
+        with started(papers, **kw) as results:
+            yield results
+
+    def reading(papers, *args):  # type: ignore[no-untyped-def]
+        events.append(f"records of {sorted(p.id for p in papers)}")
+        return read(papers, *args)
+
+    monkeypatch.setattr(kg_build, "extracting", starting)
+    monkeypatch.setattr(kg_build, "cached_extractions", reading)
+    monkeypatch.setattr(kg_build, "OVERLAP_RECORDS", 3)
+    out = tmp_path / "grown.ttl"
+    grown = run_build([SMALL, more], out, n_process=2, cache=folder)
+    ids = sorted(p.id for p in read_papers([SMALL]))
+    assert events == ["workers on ['q1', 'q2']", f"records of {ids}"]
+    assert (grown.extraction.reused, grown.extraction.parsed, grown.extraction.papers) == (3, 4, 5)
+    _, full = build(tmp_path, "full", [SMALL, more], False)
+    assert out.read_bytes() == full
 
 
 def test_two_processes_fill_and_read_one_cache(tmp_path: Path) -> None:
