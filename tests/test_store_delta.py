@@ -381,6 +381,20 @@ def test_a_chunk_boundary_inside_a_block(monkeypatch: pytest.MonkeyPatch, tmp_pa
         assert blocks_module.split_file(path) == whole
 
 
+def test_each_block_is_found_where_the_split_says(tmp_path: Path) -> None:
+    """`Blocks.starts` / `sizes` give each statement's bytes (what a load by difference reads
+    of an uncompressed file instead of cutting it again), CRLF line ends and blank lines too."""
+    import kg.query.blocks as blocks_module
+
+    text = _graph(BASE).replace("\n", "\r\n").replace(" .\r\n", " .\r\n\r\n", 3)
+    path = _write(tmp_path / "g.ttl", text)
+    blocks = blocks_module.split_file(path)
+    data = path.read_bytes()
+    found = [data[start : start + size] for start, size in zip(blocks.starts, blocks.sizes,
+                                                                strict=True)]
+    assert found == list(blocks_module.statements(path)) and len(found) == len(blocks) > 3
+
+
 @pytest.mark.model
 def test_kg_build_store_of_a_grown_corpus(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,14 +70,17 @@ class Unsplittable(Exception):
 @dataclass(slots=True)
 class Blocks:
     """A graph file's blocks in file order: each one's digest and its subject's (BLAKE2b, 16
-    bytes each, packed), the subject IRIs (one a line, into `subjects` when given: a file, so
-    that a large graph's IRIs do not stay in memory), and the prefixes the file declares (with
-    which the blocks' text is read)."""
+    bytes each, packed), where each starts in the (decompressed) text and its length, the
+    subject IRIs (one a line, into `subjects` when given: a file, so that a large graph's IRIs
+    do not stay in memory), and the prefixes the file declares (with which the blocks' text is
+    read)."""
 
     prefixes: dict[str, str] = field(default_factory=dict)
     digests: bytearray = field(default_factory=bytearray)
     keys: bytearray = field(default_factory=bytearray)
     subjects: IO[bytes] | None = None
+    starts: array[int] = field(default_factory=lambda: array("q"))
+    sizes: array[int] = field(default_factory=lambda: array("q"))
 
     def __len__(self) -> int:
         return len(self.digests) // DIGEST_SIZE
@@ -116,46 +120,54 @@ def split_file(path: Path | str, subjects: IO[bytes] | None = None) -> Blocks:
     if fmt.name not in ("ttl", "nt"):
         raise Unsplittable(f"a {fmt.name} file is not cut into blocks (only Turtle, N-Triples)")
     blocks = Blocks(subjects=subjects)
-    for block in blocks_of(path):
-        _add(blocks, block)
+    with open_binary(path) as data:
+        for start, block in _cut(iter(lambda: data.read(CHUNK), b"")):
+            _add(blocks, block, start)
     return blocks
 
 
 def split_bytes(data: bytes, subjects: IO[bytes] | None = None) -> Blocks:
     """The blocks of Turtle or N-Triples text (as `split_file`)."""
     blocks = Blocks(subjects=subjects)
-    for block in _cut([data]):
-        _add(blocks, block)
+    for start, block in _cut([data]):
+        _add(blocks, block, start)
     return blocks
 
 
 def blocks_of(path: Path | str) -> Iterator[bytes]:
     """The raw blocks of a file in order (comments and directives included, blank lines not)."""
     with open_binary(path) as data:
-        yield from _cut(iter(lambda: data.read(CHUNK), b""))
+        for _, block in _cut(iter(lambda: data.read(CHUNK), b"")):
+            yield block
 
 
-def _cut(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    rest = b""
+def _cut(chunks: Iterable[bytes]) -> Iterator[tuple[int, bytes]]:
+    """The raw blocks of the text the chunks make, each with where it starts in that text."""
+    rest, at = b"", 0  # what is not cut yet, and where it starts
     for chunk in chunks:
-        parts = _CUT.split(rest + chunk)
-        rest = parts.pop()
-        if not rest and parts:
-            # The chunk ended with a line break: the next chunk may continue that block.
-            rest = parts.pop() + b"\n"
-        for part in parts:
+        data = rest + chunk
+        start = 0
+        for found in _CUT.finditer(data):
+            end = found.start()
+            if end == len(data) - 1:
+                break  # the chunk ends with a line break: the next one may continue the block
+            part = data[start:end]
             if part.strip():
-                yield part.rstrip(b"\r\n")
+                yield at + start, part.rstrip(b"\r\n")
+            start = end + 1
+        rest, at = data[start:], at + start
     if rest.strip():
-        yield rest.rstrip(b"\r\n")
+        yield at, rest.rstrip(b"\r\n")
 
 
-def _add(blocks: Blocks, block: bytes) -> None:
-    """Add one raw block: a comment or prefix line, or a statement."""
+def _add(blocks: Blocks, block: bytes, start: int) -> None:
+    """Add one raw block that starts at `start`: a comment or prefix line, or a statement."""
     if _statement(block, blocks.prefixes):
         iri = _subject(block, blocks.prefixes)
         blocks.digests += hashlib.blake2b(block, digest_size=DIGEST_SIZE).digest()
         blocks.keys += subject_key(iri)
+        blocks.starts.append(start)
+        blocks.sizes.append(len(block))
         if blocks.subjects is not None:
             blocks.subjects.write(iri.encode() + b"\n")
 
@@ -183,7 +195,7 @@ def _statement(block: bytes, prefixes: dict[str, str]) -> bool:
         if prefixes.setdefault(name, iri) != iri:
             raise Unsplittable(f"the prefix {name!r} is declared twice, to different IRIs")
         return False
-    if any(mark in block for mark in _LONG_STRINGS):
+    if _LONG_STRINGS[0] in block or _LONG_STRINGS[1] in block:
         raise Unsplittable("a long string (triple quotes)")
     return True
 

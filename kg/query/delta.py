@@ -37,6 +37,7 @@ import pyoxigraph as ox
 
 from kg.query.blocks import DIGEST_SIZE, Blocks, SubjectCheck, statements
 from kg.query.ranks import store_fingerprint
+from kg.rdf.io import file_format
 
 if TYPE_CHECKING:
     import numpy as np
@@ -172,10 +173,15 @@ def plan(old: Record, new: Blocks) -> Delta | str:
 
     if old.prefixes != new.prefixes:
         return "the graph declares other prefixes"
-    digests = new.digest_array()
-    fresh = ~np.isin(digests, old.digests)
-    gone = np.flatnonzero(~np.isin(old.digests, digests))
-    parse = fresh | np.isin(new.key_array(), old.keys[gone])
+    # Sets of the digests (as bytes) rather than `np.isin`, which sorts or hashes both arrays
+    # of 16-byte strings: 0.9 -> 0.3 s CPU for the 340,000 blocks of a 7,954-paper graph.
+    digests, olds = new.digest_array().tolist(), old.digests.tolist()
+    known, kept = set(olds), set(digests)
+    fresh = np.fromiter((d not in known for d in digests), dtype=bool, count=len(digests))
+    gone = np.fromiter((i for i, d in enumerate(olds) if d not in kept), dtype=np.int64)
+    purged = set(old.keys[gone].tolist())
+    parse = fresh | np.fromiter((k in purged for k in new.key_array().tolist()), dtype=bool,
+                                count=len(digests))
     share = parse.sum() / max(len(parse), 1)
     if share > DELTA_LIMIT:
         return f"{share:.0%} of its blocks changed (more than {DELTA_LIMIT:.0%})"
@@ -202,7 +208,8 @@ def apply(store: ox.Store, path: Path | str, new: Blocks, delta: Delta) -> Appli
     import numpy as np
 
     chosen = np.flatnonzero(delta.parse).tolist()
-    picked = _picked(statements(path), chosen, new.digests)
+    picked = (_read(path, chosen, new) if len(new.starts) == len(new) and
+              not file_format(path).gzipped else _picked(statements(path), chosen, new.digests))
     if picked is None:
         return None
     text = new.header() + b"\n".join(picked) + b"\n"
@@ -229,6 +236,21 @@ def apply(store: ox.Store, path: Path | str, new: Blocks, delta: Delta) -> Appli
     touched.update(ox.NamedNode(iri) for iri in delta.purge)
     return Applied(sorted(touched, key=lambda node: node.value), removed, added,
                    frozenset(unlinked))
+
+
+def _read(path: Path | str, chosen: list[int], new: Blocks) -> list[bytes] | None:
+    """The blocks numbered `chosen`, read where `new` says they are (a file not compressed),
+    or None when the file is no longer the one its digests were taken of."""
+    found: list[bytes] = []
+    with open(path, "rb") as data:
+        for number in chosen:
+            data.seek(new.starts[number])
+            block = data.read(new.sizes[number])
+            digest = hashlib.blake2b(block, digest_size=DIGEST_SIZE).digest()
+            if digest != new.digests[number * DIGEST_SIZE : (number + 1) * DIGEST_SIZE]:
+                return None
+            found.append(block)
+    return found
 
 
 def _picked(blocks: Iterator[bytes], chosen: list[int], digests: bytearray) -> list[bytes] | None:
