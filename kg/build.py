@@ -140,9 +140,11 @@ def extract_corpus(
                 # process reads the others' records while they run (issue 14).
                 workers = min(n_process or default_processes(len(todo)),
                               -(-len(todo) // WORKER_BATCH))
+                # One worker loads the pipelines itself, while this process reads; with more,
+                # loading them here once saves each of them doing it.
                 early = running.enter_context(extracting(
                     todo, n_process=workers, batch_size=WORKER_BATCH, config=config,
-                    cache=folder))
+                    cache=folder, load_first=workers > 1))
                 sent = {p.id for p in todo}  # their records may appear while the others are read
             # In slices: a slice's records are decoded JSON until they become Extractions (and
             # a `PaperShelf`'s papers are read a slice at a time).
@@ -214,13 +216,16 @@ def extracting(
     batch_size: int,
     config: ExtractorConfig,
     cache: str | None,
+    load_first: bool = True,
 ) -> Iterator[Iterator[PartitionResult]]:
     """`kg.extract.partition.parallel_extract` started at once: its workers are extracting
     when the block begins, while this process does other work; the block's iterator gives
-    their results in input order, and leaving the block stops the workers."""
+    their results in input order, and leaving the block stops the workers. `load_first`: where
+    the platform forks, the pipelines are loaded in this process first and the workers inherit
+    them (else each worker loads them)."""
     fork = "fork" in mp.get_all_start_methods()
     ctx = mp.get_context("fork" if fork else "spawn")
-    if fork:  # loaded here once, inherited by the workers
+    if fork and load_first:
         preload(config, papers, cache)
     jobs = ((batch, config, cache) for batch in _slices(papers, batch_size))
     with ctx.Pool(n_process) as pool:

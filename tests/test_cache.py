@@ -263,7 +263,8 @@ def test_new_papers_go_to_workers_before_the_cached_records_are_read(
 
     @contextmanager
     def starting(papers, **kw):  # type: ignore[no-untyped-def]
-        events.append(f"workers on {sorted(p.id for p in papers)}")
+        events.append(f"{kw['n_process']} worker on {sorted(p.id for p in papers)}, "
+                      f"loading the pipelines {'first' if kw['load_first'] else 'itself'}")
         with started(papers, **kw) as results:
             yield results
 
@@ -277,7 +278,8 @@ def test_new_papers_go_to_workers_before_the_cached_records_are_read(
     out = tmp_path / "grown.ttl"
     grown = run_build([SMALL, more], out, n_process=2, cache=folder)
     ids = sorted(p.id for p in read_papers([SMALL]))
-    assert events == ["workers on ['q1', 'q2']", f"records of {ids}"]
+    assert events == ["1 worker on ['q1', 'q2'], loading the pipelines itself",
+                      f"records of {ids}"]
     assert (grown.extraction.reused, grown.extraction.parsed, grown.extraction.papers) == (3, 4, 5)
     _, full = build(tmp_path, "full", [SMALL, more], False)
     assert out.read_bytes() == full
