@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import ctypes
 import gc
-import multiprocessing as mp
 import os
 import time
 from collections import Counter
@@ -41,13 +40,12 @@ from kg.extract.cache import (
     record_version,
 )
 from kg.extract.cluster import DaskTarget, extract_on_dask
-from kg.extract.packing import pack, unpack
 from kg.extract.partition import (
     PartitionResult,
     cached_extractions,
     extract_partition,
+    extracting,
     paper_key,
-    preload,
 )
 from kg.ingest import IngestReport, read_papers
 from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
@@ -206,37 +204,6 @@ def _uncached(papers: Iterable[Paper], config: ExtractorConfig,
         missing += [p for p, key in zip(batch, keys, strict=True) if key not in found]
         seen += len(batch)
     return missing, seen
-
-
-@contextmanager
-def extracting(
-    papers: Sequence[Paper],
-    *,
-    n_process: int,
-    batch_size: int,
-    config: ExtractorConfig,
-    cache: str | None,
-    load_first: bool = True,
-) -> Iterator[Iterator[PartitionResult]]:
-    """`kg.extract.partition.parallel_extract` started at once: its workers are extracting
-    when the block begins, while this process does other work; the block's iterator gives
-    their results in input order, and leaving the block stops the workers. `load_first`: where
-    the platform forks, the pipelines are loaded in this process first and the workers inherit
-    them (else each worker loads them)."""
-    fork = "fork" in mp.get_all_start_methods()
-    ctx = mp.get_context("fork" if fork else "spawn")
-    if fork and load_first:
-        preload(config, papers, cache)
-    jobs = ((batch, config, cache) for batch in _slices(papers, batch_size))
-    with ctx.Pool(n_process) as pool:
-        packed = pool.imap(_extract_packed, jobs)  # the pool's threads hand jobs out from now
-        yield (unpack(result) for result in packed)
-
-
-def _extract_packed(job: tuple[list[Paper], ExtractorConfig, str | None]) -> bytes:
-    """A worker's job: one partition's `PartitionResult`, packed (`kg.extract.packing`)."""
-    papers, config, cache = job
-    return pack(extract_partition(papers, config, cache, batch_size=len(papers)))
 
 
 def _slices(papers: Iterable[Paper], size: int) -> Iterator[list[Paper]]:

@@ -252,7 +252,7 @@ def test_incremental_build_extracts_only_new_papers(tmp_path: Path) -> None:
 def test_new_papers_go_to_workers_before_the_cached_records_are_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An incremental build with workers starts them on the new papers first, then reads the
-    other papers' records while they run (kg.build.extracting): the same bytes, the same
+    other papers' records while they run (kg.extract.partition.extracting): the same bytes, the same
     counts as the build that reads first."""
     folder = tmp_path / "cache"
     more = tmp_path / "more.jsonl"

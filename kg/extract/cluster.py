@@ -92,8 +92,8 @@ def connect(target: DaskTarget, config: ExtractorConfig | None = None) -> Iterat
     """A client of the target's scheduler (a LocalCluster started and stopped around it).
 
     Given the extraction `config`, a local cluster's workers are forked from this process
-    after it has loaded the pipeline, as `parallel_extract`'s are: they inherit it instead of
-    each loading their own (seconds per worker), where the platform can fork.
+    after it has loaded the pipeline, as `kg.extract.partition.extracting`'s are: they inherit
+    it instead of each loading their own (seconds per worker), where the platform can fork.
     """
     try:
         import dask

@@ -3,7 +3,7 @@
 `extract_partition` is a pure, picklable function of (papers, configuration, cache folder):
 it loads the extractor once per process, takes every paper whose record the cache has from the
 cache, extracts the others (their parses too come from the cache where it has them) and stores
-what it made. Whatever runs it — this process, `parallel_extract`'s worker processes, a Dask
+what it made. Whatever runs it — this process, `extracting`'s worker processes, a Dask
 task — the extractions are the same, so the graph does not depend on how papers were split.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
 
@@ -119,30 +120,30 @@ def _work(job: tuple[list[Paper], ExtractorConfig, str | None]) -> bytes:
     return pack(extract_partition(papers, config, cache, batch_size=len(papers)))
 
 
-def parallel_extract(
-    papers: Iterable[Paper],
+@contextmanager
+def extracting(
+    papers: Sequence[Paper],
     *,
     n_process: int,
     batch_size: int,
     config: ExtractorConfig = DEFAULT_CONFIG,
     cache: str | None = None,
-) -> Iterator[PartitionResult]:
-    """Fan partitions of `batch_size` papers out to `n_process` workers running
-    `extract_partition`; results come back in input order.
-
-    Where the platform can fork, the pipeline is loaded once here and the workers inherit it
-    (copy-on-write), which saves each worker seconds of imports and model loading.
-    """
+    load_first: bool = True,
+) -> Iterator[Iterator[PartitionResult]]:
+    """Worker processes extracting `papers` from the moment the block begins, while this
+    process does other work (issue 14: an incremental build reads the cached records
+    meanwhile); the block's iterator gives their results in input order, and leaving the
+    block stops the workers. `load_first`: where the platform forks, the pipelines are loaded
+    in this process first and the workers inherit them (copy-on-write: it saves each worker
+    seconds of imports and model loading); else each worker loads them."""
     fork = "fork" in mp.get_all_start_methods()
     ctx = mp.get_context("fork" if fork else "spawn")
-    papers = list(papers)
-    if fork:
+    if fork and load_first:
         preload(config, papers, cache)
     jobs = ((batch, config, cache) for batch in _batched(papers, batch_size))
     with ctx.Pool(n_process) as pool:
-        for packed in pool.imap(_work, jobs):
-            result: PartitionResult = unpack(packed)
-            yield result
+        packed = pool.imap(_work, jobs)  # the pool's threads hand jobs out from now
+        yield (unpack(result) for result in packed)
 
 
 def preload(config: ExtractorConfig, papers: Sequence[Paper], cache: str | None) -> None:
