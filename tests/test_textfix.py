@@ -66,26 +66,25 @@ def test_markdown_emphasis_is_removed() -> None:
     assert_maps_back(text, fixed)
 
 
-def test_latex_formatting_keeps_its_words_and_citations_go() -> None:
-    text = (r"The \emph{Quill Scansion Network} (QSN) of \textbf{verse} models "
-            r"\cite{DBLP:journals/corr/Abc15} beats metre tagging~\citep[p. 3]{smith99}.")
+@pytest.mark.parametrize(("text", "expected", "name"), [
+    # Commands around words, and citations, which are no text of the sentence.
+    (r"The \emph{Quill Scansion Network} (QSN) of \textbf{verse} models "
+     r"\cite{DBLP:journals/corr/Abc15} beats metre tagging~\citep[p. 3]{smith99}.",
+     "The Quill Scansion Network (QSN) of verse models beats metre tagging.",
+     "Quill Scansion Network"),
+    # The older declarations inside a group; unknown ones and math are kept.
+    (r"a tagger referred to as {\it Quill Net}, {\bf much} faster; {\foo bar} and {\it $x$}",
+     r"a tagger referred to as Quill Net, much faster; {\foo bar} and {\it $x$}",
+     "Quill Net"),
+])
+def test_latex_formatting_keeps_its_words_and_citations_go(text: str, expected: str,
+                                                           name: str) -> None:
     fixed = repair(text)
-    assert fixed.text == ("The Quill Scansion Network (QSN) of verse models "
-                          "beats metre tagging.")
+    assert fixed.text == expected
     assert_maps_back(text, fixed)
-    s = fixed.text.index("Quill Scansion Network")
-    start, end = fixed.to_original(s, s + len("Quill Scansion Network"))
-    assert text[start:end] == "Quill Scansion Network"
-
-
-def test_latex_declarations_in_a_group_keep_their_words() -> None:
-    text = r"a tagger referred to as {\it Quill Net}, {\bf much} faster; {\foo bar} and {\it $x$}"
-    fixed = repair(text)
-    assert fixed.text == r"a tagger referred to as Quill Net, much faster; {\foo bar} and {\it $x$}"
-    assert_maps_back(text, fixed)
-    s = fixed.text.index("Quill Net")
-    start, end = fixed.to_original(s, s + len("Quill Net"))
-    assert text[start:end] == "Quill Net"
+    s = fixed.text.index(name)
+    start, end = fixed.to_original(s, s + len(name))
+    assert text[start:end] == name
 
 
 def test_latex_math_and_unknown_commands_are_kept() -> None:
