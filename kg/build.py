@@ -233,11 +233,14 @@ def link_corpus(
     papers: Sequence[Paper],
     extractions: dict[str, Extraction],
     corrections: list[Correction] | None = None,
+    *,
+    release: bool = False,
 ) -> Corpus:
     """Canonicalise the extractions into concepts, links and relations (`kg.canon.corpus`:
     merges, hygiene, origin roles, then people's `corrections`), and match the concepts to the
-    vocabularies."""
-    canon = canonical_corpus(papers, extractions, corrections or [])
+    vocabularies. `release`: `extractions` is the caller's own dict and keeps of each paper
+    only what the graph reads (`kg.canon.concepts.after_links`) once its links are made."""
+    canon = canonical_corpus(papers, extractions, corrections or [], release=release)
     result = canon.canonical
     concepts = result.concepts
     relations = canonical_relations(papers, extractions, concepts, key_of=result.key_of)
@@ -391,7 +394,8 @@ def run_build(
             done.append(counts.format(where) if folder is not None
                         else f"{len(extractions)} papers{where}")
         with stages.stage("canonicalisation and linking") as done:
-            corpus = link_corpus(papers, extractions, fixes)
+            # Each paper's mentions, sentences and acronyms go once its links are made.
+            corpus = link_corpus(papers, extractions, fixes, release=True)
             corpus.skipped = list(report.skipped)
             # The graph needs of the extractions only the URLs found in the texts: the mentions
             # that no link or relation kept go now.

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
+import pytest
+
+from kg.build import extract_corpus, link_corpus
 from kg.canon.compact import compact_extraction
-from kg.canon.concepts import Canonical, concepts_from_links
+from kg.canon.concepts import Canonical, after_links, concepts_from_links
 from kg.canon.names import _paper_words
-from kg.types import ConceptType, Extraction, Field, Link, Mention, Role, Span
+from kg.ingest.shelf import PaperShelf
+from kg.rdf.build import build_triples
+from kg.types import ConceptType, Extraction, Field, Link, Mention, Paper, Role, Span
 
 
 def link(paper: str, key: str) -> Link:
@@ -150,3 +157,34 @@ def test_sense_contexts_are_sorted_tuples_sharing_one_string_per_key() -> None:
     assert table.context["p1"][1] is table.context["p2"][1]
     assert table.papers_with["diffusion model"] == 2
     assert table._papers_of("graph kernel") == {"p1"}
+
+
+def test_released_extractions_make_the_same_corpus_and_keep_only_relations_and_urls() -> None:
+    """`kg build` lets each paper's mentions, sentences and acronyms go once its links are
+    made (`release`): the same links, concepts, relations and graph; the dict keeps of each
+    paper only its relations and URLs, and no entry for a paper with neither; the links hold
+    the extraction's string of the paper id, not a new one per read of the shelf."""
+    papers = [
+        Paper("p1", "We propose Graph Attention Networks (GATs) for node classification. "
+              "GATs outperform GCN on the Cora dataset. Code: https://github.com/example/gat",
+              title="Graph attention networks"),
+        Paper("p2", "We apply GATs to molecular property prediction on QM9.", title="Molecules"),
+        Paper("p3", "A short note on nothing in particular.", title="A note"),
+    ]
+    extractions = extract_corpus(papers, n_process=1)
+    assert any(e.relations for e in extractions.values())
+    assert any(e.urls for e in extractions.values())
+    held = link_corpus(papers, extractions)
+    mine = dict(extractions)
+    released = link_corpus(PaperShelf(papers), mine, release=True)
+    assert held.links and released.links == held.links
+    assert released.concepts == held.concepts and released.relations == held.relations
+    assert [str(t) for t in build_triples(released)] == [str(t) for t in build_triples(held)]
+    assert set(mine) == {key for key, e in extractions.items() if e.relations or e.urls}
+    for key, slim in mine.items():
+        assert slim == after_links(extractions[key])
+        assert slim.relations == extractions[key].relations and slim.urls == extractions[key].urls
+        assert not slim.mentions and not slim.sentences and not slim.acronyms
+    assert all(link.paper_id is extractions[link.paper_id].paper_id for link in released.links)
+    with pytest.raises(TypeError, match="dict"):
+        link_corpus(papers, MappingProxyType(dict(extractions)), release=True)

@@ -11,7 +11,7 @@ merge is recorded as a `CanonDecision` (which variants, by which rule, in how ma
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from kg.canon import senses as sn
@@ -215,9 +215,19 @@ def canonicalise(
 
 
 def canonicalise_corpus(
-    papers: Iterable[Paper], extractions: Mapping[str, Extraction]
+    papers: Iterable[Paper], extractions: Mapping[str, Extraction], *, release: bool = False
 ) -> Canonical:
-    """Concepts, links and the merge decisions of a corpus (see module docstring)."""
+    """Concepts, links and the merge decisions of a corpus (see module docstring).
+
+    `release`: `extractions` is the caller's own dict, and each paper's entry is replaced by
+    its `after_links` once its links are made (issue 14: a paper's tuples of mentions,
+    sentences and acronyms are read no more, and were held to the end of the build).
+    """
+    released: MutableMapping[str, Extraction] | None = None
+    if release:
+        if not isinstance(extractions, MutableMapping):
+            raise TypeError("release=True needs the extractions as a dict to replace them in")
+        released = extractions
     # A sequence as it is (a `PaperShelf` reads its papers on each pass, not into a list).
     paper_list = papers if isinstance(papers, Sequence) else list(papers)
     spelling = vr.variant_map(_papers_per_key(paper_list, extractions))
@@ -233,6 +243,7 @@ def canonicalise_corpus(
         extraction = extractions.get(paper.id)
         if extraction is None:
             continue
+        paper_id = same_id(paper, extraction)
         own = {s: canon(long) for s, long in _own_definitions(paper, extraction).items()}
         proposed = {sn.short_sense_key(m.label) for m in extraction.mentions
                     if m.role is Role.PROPOSES and sn.is_undefined_short(m)}
@@ -240,24 +251,45 @@ def canonicalise_corpus(
                  if sn.is_undefined_short(m) and names_here(paper, m)}
         per_paper: dict[str, list[Mention]] = defaultdict(list)
         for mention in extraction.mentions:
-            key, rule = _resolve(paper.id, mention, own, table, proposed, named)
+            key, rule = _resolve(paper_id, mention, own, table, proposed, named)
             if not key:
                 continue
             if key in spelling:
-                moved[spelling[key], vr.RULE][mention.label].add(paper.id)
+                moved[spelling[key], vr.RULE][mention.label].add(paper_id)
                 key = spelling[key]
             per_paper[key].append(mention)
             raw = sn.raw_key(mention)
             if key != raw:
-                keys[paper.id, raw] = key
+                keys[paper_id, raw] = key
             if rule is not None:
-                moved[key, rule][mention.label].add(paper.id)
+                moved[key, rule][mention.label].add(paper_id)
         for key in sorted(per_paper):
             mentions = per_paper[key]
             role = min((m.role for m in mentions), key=lambda r: r.rank)
-            links.append(Link(paper.id, key, role, tuple(mentions)))
+            links.append(Link(paper_id, key, role, tuple(mentions)))
+        if released is not None:
+            slim = after_links(extraction)
+            if slim is None:
+                del released[paper.id]
+            else:
+                released[paper.id] = slim
     concepts = concepts_from_links(links)
     return Canonical(concepts, links, _decisions(moved, table, concepts), keys, made_from=links)
+
+
+def after_links(extraction: Extraction) -> Extraction | None:
+    """What later stages read of a paper's extraction once its links are made: the relations
+    (`kg.canon.relations`, given the links' keys) and the URLs (`kg.rdf`); None if neither."""
+    if not extraction.urls and not extraction.relations:
+        return None
+    return Extraction(extraction.paper_id, urls=extraction.urls,
+                      relations=extraction.relations)
+
+
+def same_id(paper: Paper, extraction: Extraction) -> str:
+    """The paper's id as the extraction's string (a `PaperShelf` makes a new one at each
+    read): what the corpus keeps a paper's id in is one string per paper (issue 14)."""
+    return extraction.paper_id if extraction.paper_id == paper.id else paper.id
 
 
 def concepts_from_links(links: Iterable[Link]) -> dict[str, Concept]:

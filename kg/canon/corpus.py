@@ -49,9 +49,13 @@ def canonical_corpus(
     papers: Sequence[Paper],
     extractions: Mapping[str, Extraction],
     corrections: Sequence[Correction] = (),
+    *,
+    release: bool = False,
 ) -> CorpusCanon:
-    """One node per concept, hygiene, origin roles, then `corrections` in order."""
-    canonical = canonicalise_corpus(papers, extractions)
+    """One node per concept, hygiene, origin roles, then `corrections` in order. `release`:
+    `extractions` is the caller's dict, slimmed as the links are made
+    (`kg.canon.concepts.canonicalise_corpus`)."""
+    canonical = canonicalise_corpus(papers, extractions, release=release)
     by_id = papers_by_id(papers)  # a shelf's papers are read as each rule reaches them
     counts = Counter(link.concept_key for link in canonical.links)
     shortened = elided_heads(canonical.concepts, counts)

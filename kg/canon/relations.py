@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import replace
 
-from kg.canon.concepts import acronym_expansions, mention_key
+from kg.canon.concepts import acronym_expansions, mention_key, same_id
 from kg.types import (
     ConceptRelation,
     Extraction,
@@ -60,6 +60,7 @@ def canonical_relations(
         extraction = extractions.get(paper.id)
         if extraction is None:
             continue
+        paper_id = same_id(paper, extraction)
         known = concepts
         if known is None:
             known = {key_of(paper.id, m) for m in extraction.mentions}
@@ -73,7 +74,7 @@ def canonical_relations(
             if relation.predicate in SYMMETRIC and obj < subject:
                 subject, obj = obj, subject  # "B compared with A" says "A compared with B"
                 relation = replace(relation, subject=relation.object, object=relation.subject)
-            evidence[subject, relation.predicate, obj].append((paper.id, relation))
+            evidence[subject, relation.predicate, obj].append((paper_id, relation))
     return [
         ConceptRelation(subject, predicate, obj, tuple(found))
         for (subject, predicate, obj), found in sorted(
