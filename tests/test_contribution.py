@@ -58,6 +58,15 @@ def test_novel_named_and_listed_contributions() -> None:
     assert not _cues("T", "A gizmo sampler is old.", "gizmo sampler")["list_item"]
 
 
+def test_names_given_without_as_or_in_quotes() -> None:
+    for text, label in [("We find a property we call ``zorbility'' of the widgets.", "zorbility"),
+                        ("These steps are referred to Zorblax in what follows.", "Zorblax"),
+                        ("Only a few heads, a.k.a, gizmo heads, matter.", "gizmo heads"),
+                        ("We call it Zorblax and test it.", "Zorblax")]:
+        assert _cues("T", text, label)["named_before"] == 1.0, text
+    assert not _cues("T", "We recall the gizmo sampler.", "gizmo sampler")["named_before"]
+
+
 def test_the_subject_of_a_result() -> None:
     f = _cues("T", "We study widgets. Specifically, Zorblax outperforms all baselines.",
               "Zorblax", named=True, names=(1,))

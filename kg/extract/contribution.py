@@ -24,9 +24,13 @@ _INTRODUCE = re.compile(
     r"build|built|formulat|offer|curat|collect)\w*\b", re.IGNORECASE)
 _AUTHORS = re.compile(r"\b(?:we|our|this (?:paper|work|study|article))\b", re.IGNORECASE)
 _NOVEL = re.compile(r"\b(?:novel|new|first|proposed|newly|original)\b", re.IGNORECASE)
+# A name given just before the candidate: "a method called X", "a property we call X",
+# "which we call it X", "referred to (as) X", "a.k.a. X"; the name may open with a quote,
+# LaTeX's `` among them.
 _NAMED = re.compile(
-    r"\b(?:called|named|dubbed|termed|coined|namely|coin|referred\s+to\s+as|"
-    r"denoted\s+(?:as|by)|known\s+as)\s*[\"“'‘(]?\s*$", re.IGNORECASE)
+    r"(?:\b(?:call|calls|called|named|dubbed|termed|coined|namely|coin|"
+    r"referred\s+to(?:\s+as)?|denoted\s+(?:as|by)|known\s+as)|\ba\.k\.a\.?|\baka\b),?"
+    r"\s*(?:(?:it|them|this|these)\s+)?(?:``|[\"“'‘(])?\s*$", re.IGNORECASE)
 _LIST_ITEM = re.compile(
     r"(?:\(\s*(?:i{1,3}|iv|v|vi{0,3}|[1-9]|[a-e])\s*\)|\b(?:i{1,3}|iv|[1-9]|[a-e])\)|"
     r"\b(?:first|second|third|fourth|firstly|secondly|thirdly|finally|lastly|"
