@@ -8,7 +8,7 @@ import pytest
 
 from kg.build import extract_corpus, link_corpus
 from kg.canon.compact import compact_extraction
-from kg.canon.concepts import Canonical, after_links, concepts_from_links
+from kg.canon.concepts import Canonical, _by_paper, after_links, concepts_from_links
 from kg.canon.names import _paper_words
 from kg.ingest.shelf import PaperShelf
 from kg.rdf.build import build_triples
@@ -188,3 +188,11 @@ def test_released_extractions_make_the_same_corpus_and_keep_only_relations_and_u
     assert all(link.paper_id is extractions[link.paper_id].paper_id for link in released.links)
     with pytest.raises(TypeError, match="dict"):
         link_corpus(papers, MappingProxyType(dict(extractions)), release=True)
+
+
+def test_links_by_paper_are_slices_when_grouped_and_gathered_when_a_paper_comes_back() -> None:
+    a, b, c = link("p1", "gan"), link("p1", "vae"), link("p2", "gan")
+    assert list(_by_paper([a, b, c])) == [("p1", [a, b]), ("p2", [c])]
+    again = link("p1", "cnn")
+    assert list(_by_paper([a, c, again, b])) == [("p1", [a, again, b]), ("p2", [c])]
+    assert list(_by_paper([])) == []

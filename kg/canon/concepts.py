@@ -11,7 +11,7 @@ merge is recorded as a `CanonDecision` (which variants, by which rule, in how ma
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, MutableMapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from kg.canon import senses as sn
@@ -165,15 +165,8 @@ class Canonical:
         self.paper_moves.update(paper_moves)
         # One paper's links at a time (issue 14: a dict of every (paper, key) pair and a new
         # `Link` for each doubled the links while it ran); a link that stays is kept as it is.
-        by_paper: dict[str, list[Link]] = {}
-        for link in self.links:
-            found = by_paper.get(link.paper_id)
-            if found is None:
-                by_paper[link.paper_id] = [link]
-            else:
-                found.append(link)
         links: list[Link] = []
-        for paper_id, paper_links in by_paper.items():
+        for paper_id, paper_links in _by_paper(self.links):
             merged: dict[str, Link] = {}
             for link in paper_links:
                 pair = (paper_id, link.concept_key)
@@ -204,6 +197,39 @@ class Canonical:
         for key, ctype in self.stated.items():
             if key in self.concepts:
                 self.concepts[key] = replace(self.concepts[key], ctype=ctype)
+
+
+def _by_paper(links: list[Link]) -> Iterator[tuple[str, list[Link]]]:
+    """Each paper's links, papers in the order they first appear: slices of `links` when each
+    paper's links are consecutive (as canonicalisation and `Canonical.rekey` make them; issue
+    14: not a list per paper for the whole corpus at once, ~0.25 KB a paper), else gathered
+    through a map by paper."""
+    seen: set[str] = set()
+    last = None
+    for link in links:
+        if link.paper_id != last:
+            last = link.paper_id
+            if last in seen:
+                break
+            seen.add(last)
+    else:
+        del seen
+        start = 0
+        while start < len(links):
+            end, paper_id = start + 1, links[start].paper_id
+            while end < len(links) and links[end].paper_id == paper_id:
+                end += 1
+            yield paper_id, links[start:end]
+            start = end
+        return
+    by_paper: dict[str, list[Link]] = {}
+    for link in links:
+        found = by_paper.get(link.paper_id)
+        if found is None:
+            by_paper[link.paper_id] = [link]
+        else:
+            found.append(link)
+    yield from by_paper.items()
 
 
 def canonicalise(

@@ -95,6 +95,17 @@ _CALLED = re.compile(r"([\w-]+)\s*,?\s+(?:called|named|dubbed|termed|coined)\s*[
 def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[CanonDecision]:
     """Split every coined name between the works that introduce it and the uses that fit none
     (see module docstring); returns one decision per node a split made or kept."""
+    moves, decisions = _name_moves(canonical, papers)
+    # Once the links by key and the papers' words are gone (issue 14: ~0.4 KB a paper, held
+    # while the rekey made its own per-paper lists, the peak of a 350k build).
+    canonical.rekey({}, moves)
+    return decisions
+
+
+def _name_moves(
+    canonical: Canonical, papers: Mapping[str, Paper]
+) -> tuple[dict[tuple[str, str], str | None], list[CanonDecision]]:
+    """The (paper, key) moves of `name_senses` and its decisions."""
     by_key: dict[str, list[Link]] = defaultdict(list)
     for link in canonical.links:
         by_key[link.concept_key].append(link)
@@ -188,8 +199,7 @@ def name_senses(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Canon
         "written with a final 's' the work introducing the name without it never writes: "
         "a name of its own (a lower-case 's' ends a coined name as often as a plural)")
         for other, ids in sorted(renamed.items())]
-    canonical.rekey({}, moves)
-    return decisions
+    return moves, decisions
 
 
 def _other_name(link: Link, shapes: set[str], named: set[str]) -> str | None:
