@@ -20,8 +20,10 @@ from kg.eval.graph import Report
 from kg.extract.assemble import (
     PaperCandidates,
     ParsedField,
+    Prepared,
     _resolve_overlaps,
     assemble_decided,
+    decide_prepared,
     overlap_level,
     paper_best,
 )
@@ -43,11 +45,14 @@ from kg.extract.terms import Term
 from kg.extract.textfix import repair
 from kg.normalize import norm_key
 from kg.train.decisions import (
+    ACCEPT_CUTS,
     PROPOSES_CUTS,
     Example,
+    accept_cut,
     concept_weights,
     export_ensemble,
     export_linear,
+    surviving,
     train,
     write_model,
 )
@@ -114,6 +119,71 @@ def test_the_proposes_cut_is_learned_inside_the_training_papers() -> None:
     assert train(one_group, names)["proposes_cut"] == 0.5  # no folds to learn it from
     model = DecisionModel.from_json(learned)
     assert model.proposes_cut == learned["proposes_cut"]
+
+
+def _found(paper: str, concept: str, must: bool, start: int, end: int) -> Example:
+    return Example({}, matched=bool(concept), must=must, ctypes=(), proposes=False,
+                   paper=paper, concept=concept, spans=(("abstract", start, end),))
+
+
+def test_the_accept_cut_balances_concepts_found_and_spurious_groups() -> None:
+    # Two groups of one must concept (a long form and its acronym) count it once; a group
+    # matching no gold concept is a spurious concept, unless a group of its level (0.2
+    # steps) around it takes its only occurrence ("graph neural" in "graph neural network").
+    examples = [_found("p", "graph neural network", True, 0, 20),
+                _found("p", "graph neural network", True, 22, 25),
+                _found("p", "", False, 0, 12),
+                _found("p", "molecules", False, 40, 49), _found("p", "", False, 50, 55),
+                _found("q", "transformer", True, 0, 11), _found("q", "", False, 20, 25)]
+    # Above 0.55 one must concept of two is lost; below, spurious groups come in.
+    proba = np.array([0.9, 0.3, 0.8, 0.8, 0.45, 0.56, 0.52])
+    assert accept_cut(examples, proba) == 0.55  # recall 1, precision 1
+    assert surviving(examples, proba, range(5), 0.55) == [0, 3]  # the piece is no concept
+    # A piece likelier by a step keeps its occurrence, and the whole is lost with it.
+    assert surviving(examples, np.array([0.62, 0.3, 0.95]), range(3), 0.55) == [2]
+    assert accept_cut(examples, np.array([0.9, 0.3, 0.1, 0.8, 0.1, 0.9, 0.1])) == max(
+        ACCEPT_CUTS)
+    assert accept_cut([_found("p", "molecules", False, 0, 9)], np.array([0.9])) == 0.5
+
+
+def test_the_accept_cut_is_learned_inside_the_training_papers() -> None:
+    names = ["count", "kind_name"]
+    examples = [replace(e, concept=f"c{e.key}" if e.matched else "") for e in _examples()]
+    for stack in (False, True):
+        learned = train(examples, names, stack=stack)
+        assert learned["accept_cut"] in ACCEPT_CUTS
+        assert DecisionModel.from_json(learned).accept_cut == learned["accept_cut"]
+    one_group = [replace(e, group="g") for e in examples]
+    assert train(one_group, names)["accept_cut"] == 0.5  # no folds to learn it from
+
+
+def test_decisions_accept_from_the_models_cut_unless_one_is_given() -> None:
+    text = "We train a graph neural network on molecules."
+    occurrences = tuple(Occurrence(
+        term=Term(0, 1, label, "chunk"), role=None, introduced=False, type_cues=(),
+        sentence=0, sent_start=0, sent_end=len(text), char_start=text.index(label),
+        char_end=text.index(label) + len(label)) for label in ("graph neural network",
+                                                               "molecules"))
+    fields = [ParsedField(Field.ABSTRACT, repair(text), FieldCandidates(occurrences, (), None))]
+    row = {"count": 2.0, "kind_name": 1.0}
+    trained = DecisionModel.from_json(train(_examples(), ["count", "kind_name"]))
+    [decision] = trained.decide([row])
+
+    def kept(cut: float, thresholds: DecisionThresholds) -> list[str]:
+        cands = PaperCandidates({}, set(), None)
+        for occ in occurrences:
+            cands.groups[norm_key(occ.term.label)] = CandidateGroup(
+                norm_key(occ.term.label), [(Field.ABSTRACT, occ)])
+        prepared = Prepared(cands, FeatureTable.of([row, row]))
+        [mentions] = decide_prepared([({Field.ABSTRACT: text}, fields, prepared)],
+                                     replace(trained, accept_cut=cut), thresholds)
+        return sorted(m.text for m in mentions)
+
+    above, below = decision.accept + 1e-6, decision.accept - 1e-6
+    assert kept(above, DecisionThresholds()) == []  # the model's own cut
+    assert kept(below, DecisionThresholds()) == ["graph neural network", "molecules"]
+    assert kept(above, DecisionThresholds(accept=below)) == ["graph neural network",
+                                                             "molecules"]
 
 
 def test_type_only_features_feed_the_type_models_alone() -> None:

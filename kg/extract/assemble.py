@@ -189,8 +189,8 @@ def assemble_decided(
     higher, typed by the type model, `proposes`
     when the proposes model's probability reaches `proposes_cut`, else the strongest role
     of its phrases."""
-    accepted = {k: e for k, e in cands.groups.items()
-                if decisions[k].accept >= thresholds.accept}
+    cut = 0.5 if thresholds.accept is None else thresholds.accept
+    accepted = {k: e for k, e in cands.groups.items() if decisions[k].accept >= cut}
     scores = {k: overlap_level(decisions[k].accept, thresholds.overlap_step,
                                named="name" in e.kinds)
               + (thresholds.overlap_proposal if decisions[k].proposes >= proposes_cut else 0.0)
@@ -282,7 +282,9 @@ def decide_prepared(
     flat = [(i, key) for i, (_, _, prepared) in enumerate(papers) for key in prepared.cands.groups]
     table = with_stack_features(model, FeatureTable.concat([p.features for _, _, p in papers]),
                                 flat, [group_spans(p.cands) for _, _, p in papers])
-    decided = model.decide(table, threshold=thresholds.accept)
+    accept = model.accept_cut if thresholds.accept is None else thresholds.accept
+    thresholds = replace(thresholds, accept=accept)
+    decided = model.decide(table, threshold=accept)
     by_paper: list[dict[str, Decision]] = [{} for _ in papers]
     for (i, key), decision in zip(flat, decided, strict=True):
         by_paper[i][key] = decision

@@ -60,13 +60,15 @@ _ESTABLISHED = 3  # a phrase used in this many background abstracts is an establ
 class DecisionThresholds:
     """The probability cut-offs of the learned decisions (`kg.extract.learned`).
 
-    0.5 is the natural cut of a calibrated probability (accept when more likely right than
-    wrong); they are not fitted to the evaluation papers. `proposes` None (the default) is
-    the cut the model learned (`DecisionModel.proposes_cut`: the one that balances
-    precision and recall, F1, in grouped cross-validation inside its training papers).
+    None (the default) is the cut the model learned, never one fitted to the evaluation
+    papers: for `accept` `DecisionModel.accept_cut` (the best F1 of must-recall and
+    precision on the out-of-fold acceptance of its training papers,
+    `kg.train.decisions.accept_cut`), for `proposes` `DecisionModel.proposes_cut` (the one
+    that balances precision and recall, F1, in grouped cross-validation inside its training
+    papers). A number overrides it.
     """
 
-    accept: float = 0.5
+    accept: float | None = None
     proposes: float | None = None
     # A paper none of whose concepts passes `proposes` still proposes its most probable one
     # when that reaches `paper_best` (most papers introduce something); None: never.

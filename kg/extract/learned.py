@@ -223,6 +223,9 @@ class DecisionModel:
     accept2: TreeEnsemble | None = None
     # The probability from which a concept is the paper's own (learned in training).
     proposes_cut: float = 0.5
+    # The acceptance probability from which a group is a concept of its paper (learned in
+    # training: `kg.train.decisions.accept_cut`).
+    accept_cut: float = 0.5
 
     @property
     def ensembles(self) -> list[Model]:
@@ -255,7 +258,7 @@ class DecisionModel:
         return cls(TreeEnsemble.from_json(data["accept"]), types, proposes,
                    str(data.get("trained_on", "")),
                    TreeEnsemble.from_json(second) if second else None,
-                   float(data.get("proposes_cut", 0.5)))
+                   float(data.get("proposes_cut", 0.5)), float(data.get("accept_cut", 0.5)))
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> DecisionModel:
