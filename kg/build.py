@@ -53,7 +53,8 @@ from kg.ingest.shelf import PaperShelf
 from kg.namespaces import DEFAULT_BASE
 from kg.query.store import load_store
 from kg.rdf import GraphFormat, write_graph
-from kg.rdf.build import iter_triples
+from kg.rdf.build import iter_segments, iter_triples
+from kg.rdf.reuse import reusable, write_reusing
 from kg.rdf.serialize import write_atomically
 from kg.rdf.shards import ShardWriter
 from kg.types import ConceptType, Corpus, Correction, Extraction, Paper, Role
@@ -412,13 +413,24 @@ def run_build(
                 # analysis' reader) without ever being held all at once.
                 output.parent.mkdir(parents=True, exist_ok=True)
                 reader = IncidenceReader() if analyze else None
-                stream = iter_triples(corpus, base=base, include_ontology=True,
-                                      release_links=True)
-                counted = _Counted(sharded.tap(stream) if sharded else stream, reader)
-                write_graph(counted, output, graph_format)
-                triples = counted.count
+                copied = ""
+                if folder is not None and not sharded and reader is None and reusable(
+                        graph_format, output):
+                    # With the parse cache: what the previous graph holds unchanged is copied
+                    # from it (`kg.rdf.reuse`, issue 14).
+                    written = write_reusing(
+                        iter_segments(corpus, base=base, include_ontology=True,
+                                      release_links=True), output, graph_format, folder)
+                    triples, copied = written.triples, f"; {written.summary()}"
+                else:
+                    stream = iter_triples(corpus, base=base, include_ontology=True,
+                                          release_links=True)
+                    counted = _Counted(sharded.tap(stream) if sharded else stream, reader)
+                    write_graph(counted, output, graph_format)
+                    triples = counted.count
                 done.append(f"{triples} triples to {output}"
-                            + (f", {shards} N-Triples shards in {shards_path}" if shards else ""))
+                            + (f", {shards} N-Triples shards in {shards_path}" if shards else "")
+                            + copied)
             if reader is not None:
                 with stages.stage("analysis") as done:
                     # Appended as `kg analyze` appends them, so that both write the same bytes.

@@ -24,12 +24,13 @@ from kg.errors import InputError, KGError
 from kg.ingest.shelf import PaperIndex, PaperShelf
 from kg.namespaces import DEFAULT_BASE
 from kg.rdf import terms as t
-from kg.rdf.canonical import Block, TripleBuffer
+from kg.rdf.canonical import Block, Region, TripleBuffer
 from kg.rdf.decisions import add_decision_triples
 from kg.rdf.iris import Iris, paper_key
 from kg.rdf.links import add_vocabulary_links
 from kg.rdf.ontology import ontology_triples
 from kg.rdf.relations import add_relation_triples
+from kg.rdf.reuse import range_digest
 from kg.rdf.urls import is_code_host, web_iri
 from kg.types import Concept, Corpus, Field, Link, Mention, Paper, Role, Span
 
@@ -70,6 +71,23 @@ def iter_triples(
     yield from out.iter_triples()
 
 
+def iter_segments(
+    corpus: Corpus, base: str = DEFAULT_BASE, include_ontology: bool = True,
+    release_links: bool = False,
+) -> Iterator[Iterator[Triple] | Region]:
+    """`iter_triples` as the buffer's segments (`TripleBuffer.iter_segments`): each paper's
+    evidence and sentence nodes, with whatever else lies under `<paper IRI>/`, are one
+    `Region` carrying the digest of all they are made from, so that a writer can copy them
+    from the previous graph when that digest is unchanged (`kg.rdf.reuse`)."""
+    with _collector_paused():
+        out = TripleBuffer(spill_at=SPILL_ENTRIES)
+        _GraphBuilder(corpus, Iris(base), out, release_links=release_links,
+                      digests=True).build()
+        if include_ontology:
+            out.add_triples(ontology_triples())
+    yield from out.iter_segments()
+
+
 @contextmanager
 def _collector_paused() -> Iterator[None]:
     """Pause Python's cyclic GC: millions of new tuples make it rescan everything, for nothing
@@ -101,9 +119,11 @@ class _GraphBuilder:
     """Walks a corpus once and adds every resource's triples to a `TripleBuffer`."""
 
     def __init__(
-        self, corpus: Corpus, iris: Iris, out: TripleBuffer, release_links: bool = False
+        self, corpus: Corpus, iris: Iris, out: TripleBuffer, release_links: bool = False,
+        digests: bool = False,
     ) -> None:
         self.corpus = corpus
+        self.digests = digests  # each paper's evidence range with its inputs' digest
         self.iris = iris
         self.out = out
         self.release_links = release_links
@@ -403,7 +423,29 @@ class _GraphBuilder:
         # (issue 14: a node and a method object per paper held until the last range).
         make = self._paper_evidence
         for key, (offset, size) in evidence.items():
-            self.out.add_lazy_range(self.iris.paper(key) + "/", make, key, offset, size)
+            self.out.add_lazy_range(self.iris.paper(key) + "/", make, key, offset, size,
+                                    digest=self._range_digest(key, offset, size)
+                                    if self.digests else None)
+
+    def _range_digest(self, key: str, at: int, size: int) -> bytes:
+        """A digest of everything `_paper_evidence(key, at, size)` makes its blocks from: the
+        paper's IRI and texts, and its packed claims with each concept's IRI and each
+        extractor's name in place of their numbers (which depend on the whole corpus)."""
+        self.claims.seek(at)
+        packed = self.claims.read(size)
+        paper = self.papers[key]
+        parts = [self.iris.paper(key), *(paper.text(f) for f in _FIELD_LIST)]
+        concepts, names = self.concept_list, self.extractor_list
+        offset, width = 0, _CLAIM.size
+        while offset < size:
+            concept, *_, n = _CLAIM.unpack_from(packed, offset)
+            end = offset + width + n * _AGENT_NUMBER.size
+            # The claim's other fields as they are packed (hex: a string like the rest).
+            parts += (concepts[concept], packed[offset + 4 : offset + width].hex(),
+                      *(names[number] for (number,) in _AGENT_NUMBER.iter_unpack(
+                          packed[offset + width : end])))
+            offset = end
+        return range_digest(parts)
 
     def _paper_evidence(self, key: str, at: int, size: int) -> list[tuple[str, Block]]:
         """One paper's evidence nodes, one per span and concept, and their sentences' nodes,

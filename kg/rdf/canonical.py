@@ -30,6 +30,7 @@ were added, then sorted stably, exactly as one in-memory list would be.
 
 from __future__ import annotations
 
+import hashlib
 import heapq
 import pickle
 import tempfile
@@ -81,7 +82,7 @@ class TripleBuffer:
         self._blocks: dict[str, Block] = {}
         # Whole IRI ranges (every subject under a prefix) made only when the buffer is
         # iterated: (prefix, maker, its arguments).
-        self._ranges: list[tuple[str, RangeMaker, tuple[Any, ...]]] = []
+        self._ranges: list[tuple[str, RangeMaker, tuple[Any, ...], bytes | None]] = []
         self._pkeys: dict[NamedNode, str] = {}
 
     def add(self, subject: str, predicate: NamedNode, obj: Term, okey: str) -> None:
@@ -134,15 +135,17 @@ class TripleBuffer:
             raise ValueError(f"{subject} has triples already; a block must hold them all")
         self._blocks[subject] = (make, args)
 
-    def add_lazy_range(self, prefix: str, make: RangeMaker, *args: Any) -> None:
+    def add_lazy_range(self, prefix: str, make: RangeMaker, *args: Any,
+                       digest: bytes | None = None) -> None:
         """Blocks of subjects that all start with `prefix`, made by `make(*args)` only when the
         iteration comes near `prefix`: a large graph's bulk (a paper's evidence and sentence
         nodes) then waits as the few arguments its maker needs, and the writer holds one
         range's blocks at a time (and the next one's, made when the last was taken). No
         prefix may start another (e.g. a paper IRI + "/"). A subject also added to the
         buffer itself is written from the buffer (the range's block of it must hold the
-        same triples); `__contains__` does not see a range's subjects."""
-        self._ranges.append((prefix, make, args))
+        same triples); `__contains__` does not see a range's subjects. `digest`: of
+        everything `make(*args)` depends on (`Region.digest`)."""
+        self._ranges.append((prefix, make, args, digest))
 
     @property
     def spilled_runs(self) -> int:
@@ -174,36 +177,54 @@ class TripleBuffer:
 
     def iter_triples(self) -> Iterator[Triple]:
         """Every triple, deduplicated, in canonical order, made as they are consumed."""
+        for segment in self.iter_segments():
+            yield from segment.triples() if isinstance(segment, Region) else segment
+
+    def iter_segments(self) -> Iterator[Iterator[Triple] | Region]:
+        """`iter_triples` in segments, in order: runs of the buffer's own subjects (iterators
+        of triples), and for each lazy range a `Region` (every subject under its prefix: the
+        range's blocks and the buffer's own subjects there), which a writer may take whole
+        from an earlier graph instead of making it (`kg.rdf.reuse`). Each segment must be
+        used up (a region: `triples()` or `skip()`) before the next one is asked for."""
         subjects, blocks = self._subjects, self._blocks
         own: Iterable[tuple[str, Block | None]] = (
             (subject, None) for subject in sorted(subjects.keys() | blocks.keys()))
         spilled: dict[str, list[Entry]] = {}
         if self._runs:
             own = self._merge_runs(own, spilled)
-        merged: Iterable[tuple[str, Block | None]] = (
-            heapq.merge(own, self._range_blocks(), key=_FIRST) if self._ranges else own)
-        last = None
-        for subject, ranged in merged:
-            if subject == last:  # a range's block of a subject the buffer holds (it came first)
-                continue
-            last = subject
-            ready = blocks.get(subject) if ranged is None else ranged
-            if ready is not None:
-                if isinstance(ready, tuple):
-                    make, args = ready
-                    yield from make(*args)
-                else:
-                    yield from ready
-                continue
-            node = NamedNode(subject)
-            block = spilled.pop(subject, None) or subjects[subject]
-            block.sort(key=_SORT_KEY)
-            last_p = last_o = None
-            for pkey, okey, predicate, obj in block:
-                if okey != last_o or pkey != last_p:  # equal keys: one triple added twice
-                    yield Triple(node, predicate,
-                                 obj.make(okey) if isinstance(obj, Deferred) else obj)
-                    last_p, last_o = pkey, okey
+        names = _Peek(subject for subject, _ in own)
+        self._ranges.sort(key=_FIRST)
+        for prefix, make, args, digest in self._ranges:
+            if names.head is not None and names.head < prefix:
+                yield self._own_until(names, prefix, spilled)
+            inside = []  # the buffer's own subjects under the prefix (they sort together)
+            while names.head is not None and names.head.startswith(prefix):
+                inside.append(names.pop())
+            yield Region(self, prefix, make, args, digest, inside, spilled)
+        if names.head is not None:
+            yield self._own_until(names, None, spilled)
+
+    def _own_until(self, names: _Peek, limit: str | None,
+                   spilled: dict[str, list[Entry]]) -> Iterator[Triple]:
+        """The triples of the buffer's own subjects from `names`, up to `limit` (excluded)."""
+        while names.head is not None and (limit is None or names.head < limit):
+            yield from self._own(names.pop(), spilled)
+
+    def _own(self, subject: str, spilled: dict[str, list[Entry]]) -> Iterator[Triple]:
+        """One of the buffer's own subjects' triples (a block, or its entries sorted)."""
+        ready = self._blocks.get(subject)
+        if ready is not None:
+            yield from _made(ready)
+            return
+        node = NamedNode(subject)
+        block = spilled.pop(subject, None) or self._subjects[subject]
+        block.sort(key=_SORT_KEY)
+        last_p = last_o = None
+        for pkey, okey, predicate, obj in block:
+            if okey != last_o or pkey != last_p:  # equal keys: one triple added twice
+                yield Triple(node, predicate,
+                             obj.make(okey) if isinstance(obj, Deferred) else obj)
+                last_p, last_o = pkey, okey
 
     def _merge_runs(self, own: Iterable[tuple[str, Block | None]],
                     spilled: dict[str, list[Entry]]) -> Iterator[tuple[str, Block | None]]:
@@ -237,20 +258,96 @@ class TripleBuffer:
             run.close()
         self._runs = []
 
-    def _range_blocks(self) -> Iterator[tuple[str, Block]]:
-        """The ranges' (subject, block) pairs in subject order: ranges by prefix (no prefix
-        starts another, so each range's subjects sort together), each range sorted when made."""
-        self._ranges.sort(key=_FIRST)
-        for prefix, make, args in self._ranges:
-            made = make(*args)
-            made.sort(key=_FIRST)
-            for subject, _ in made:
-                if not subject.startswith(prefix):
-                    raise ValueError(f"{subject} is outside its range {prefix}")
-            yield from made
-
-
 _FIRST = itemgetter(0)
+
+
+def _made(ready: Block) -> list[Triple]:
+    """A block's triples (made now if it is lazy)."""
+    if isinstance(ready, tuple):
+        make, args = ready
+        return make(*args)
+    return ready
+
+
+class _Peek:
+    """An iterator of subjects whose next one can be looked at (`head`, None at the end)."""
+
+    def __init__(self, items: Iterator[str]) -> None:
+        self._items = items
+        self.head: str | None = next(items, None)
+
+    def pop(self) -> str:
+        head = self.head
+        assert head is not None
+        self.head = next(self._items, None)
+        return head
+
+
+class Region:
+    """Every subject under one lazy range's prefix, in order (`TripleBuffer.iter_segments`):
+    the range's blocks, made by its maker, and the buffer's own subjects under the prefix
+    (written from the buffer when both have one). Use it up with `triples()` or `skip()`."""
+
+    def __init__(self, buffer: TripleBuffer, prefix: str, make: RangeMaker,
+                 args: tuple[Any, ...], digest: bytes | None, inside: list[str],
+                 spilled: dict[str, list[Entry]]) -> None:
+        self.prefix = prefix
+        self._buffer = buffer
+        self._make = make
+        self._args = args
+        self._range_digest = digest
+        self._inside = inside
+        self._spilled = spilled
+
+    def digest(self) -> bytes | None:
+        """A digest of all the region's triples depend on: the range's digest (given to
+        `add_lazy_range`) and the buffer's own entries under the prefix; None when the range
+        has none, or a whole block of the buffer's own lies under the prefix."""
+        if self._range_digest is None:
+            return None
+        found = hashlib.blake2b(self._range_digest, digest_size=16)
+        for subject in self._inside:
+            if subject in self._buffer._blocks:
+                return None
+            block = self._spilled.get(subject) or self._buffer._subjects[subject]
+            block.sort(key=_SORT_KEY)
+            found.update(b"\x00".join(
+                [subject.encode("utf-8", "surrogatepass"),
+                 *(f"{pkey}\x01{okey}\x01{_kind(obj)}".encode("utf-8", "surrogatepass")
+                   for pkey, okey, _, obj in block)]) + b"\x02")
+        return found.digest()
+
+    def triples(self) -> Iterator[Triple]:
+        """The region's triples in canonical order, made now."""
+        made = self._make(*self._args)
+        made.sort(key=_FIRST)
+        for subject, _ in made:
+            if not subject.startswith(self.prefix):
+                raise ValueError(f"{subject} is outside its range {self.prefix}")
+        own: Iterable[tuple[str, Block | None]] = ((subject, None) for subject in self._inside)
+        last = None
+        for subject, ranged in heapq.merge(own, made, key=_FIRST):
+            if subject == last:  # a range's block of a subject the buffer holds (it came first)
+                continue
+            last = subject
+            if ranged is None:
+                yield from self._buffer._own(subject, self._spilled)
+            else:
+                yield from _made(ranged)
+
+    def skip(self) -> None:
+        """Let the region go unmade (its entries spilled from the buffer go too)."""
+        for subject in self._inside:
+            self._spilled.pop(subject, None)
+
+
+def _kind(obj: Term) -> str:
+    """What, beside its key, tells an entry's object apart (`Region.digest`)."""
+    if isinstance(obj, Deferred):
+        return obj.name
+    if isinstance(obj, Literal):
+        return str(obj)
+    return "iri"
 
 
 def _run_order(item: tuple[str, tuple[int, Any]]) -> tuple[str, int]:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 import unicodedata
 from collections import defaultdict
 from collections.abc import Iterable
@@ -46,6 +47,9 @@ _LATIN_LETTERS = str.maketrans({"ł": "l", "ø": "o", "æ": "ae", "œ": "oe", "�
                                 "ð": "d", "þ": "th", "ı": "i", "ħ": "h", "ŀ": "l"})  # fmt: skip
 
 
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+
+
 def person_slug(name: str) -> str:
     """The IRI segment of an author: the name lower-cased with accents folded ("José García" and
     "Jose Garcia" are one person, as exports often drop accents), letters of other scripts kept
@@ -56,6 +60,9 @@ def person_slug(name: str) -> str:
     >>> person_slug("王小明"), person_slug("李华") != person_slug("王小明"), person_slug("…")
     ('%E7%8E%8B%E5%B0%8F%E6%98%8E', True, '_')
     """
+    if name.isascii():  # most names: the loop below keeps [a-z0-9] and makes the rest '-'
+        text = "-".join(part for part in _NOT_ALNUM.split(name.lower()) if part)
+        return text or "_"
     parts: list[str] = []
     for ch in unicodedata.normalize("NFC", name.lower()).translate(_LATIN_LETTERS):
         base = fold_diacritics(ch)
