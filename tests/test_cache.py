@@ -186,8 +186,9 @@ def test_which_files_each_version_follows(tmp_path: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(cache_module, "_PACKAGE", package)
 
     def versions() -> tuple[str, str]:
-        return (cache_module._rules_digest(frozenset()),
-                cache_module._rules_digest(cache_module.DECISION_ONLY))
+        return (cache_module._rules_digest(cache_module.ORCHESTRATION),
+                cache_module._rules_digest(cache_module.DECISION_ONLY
+                                           | cache_module.ORCHESTRATION))
 
     first = versions()
     assert first == (rules_version(), cache_module.feature_rules_version())
@@ -205,6 +206,10 @@ def test_which_files_each_version_follows(tmp_path: Path, monkeypatch: pytest.Mo
         now = versions()
         assert now[0] != first[0] and now[1] != first[1], name
         first = now
+    for name in ("extract/partition.py", "extract/cluster.py", "extract/records.py"):
+        with (package / name).open("ab") as f:  # orchestration: neither version moves
+            f.write(b"\n")
+        assert versions() == first, name
     # The thresholds are not part of the features' version; the other switches are.
     parse, spans = pipeline_versions(ExtractorConfig())
     moved = ExtractorConfig(thresholds=DecisionThresholds(accept=0.9))

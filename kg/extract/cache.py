@@ -18,7 +18,9 @@ Three kinds of entry, each under a version that changes whenever what made it ch
 - `record`: the whole `Extraction` of one paper text (`kg.extract.records`). Version: the two
   above, the extractor configuration, every rule (the source of `kg.extract`, `kg.vocab`,
   `kg.normalize`, `kg.types`) and every data file the rules read (gazetteer, lexicon, learned
-  decisions in `kg/data/`).
+  decisions in `kg/data/`), and the records' layout (`RECORD_FORMAT`). The files that only
+  orchestrate (`ORCHESTRATION`: which worker extracts which papers, reading and writing
+  records) are in no version: editing them misses nothing.
 
 A change of the decision models (a retrained `decisions.json.gz`), of their thresholds or of
 the relation patterns therefore misses on `record` only: the models run again on the cached
@@ -52,7 +54,7 @@ from kg.errors import KGError
 from kg.extract.decisions import DEFAULT_THRESHOLDS
 from kg.extract.nlp import EXCLUDE, english_model_name
 from kg.extract.recogniser import MODEL_DIR
-from kg.extract.records import Record
+from kg.extract.records import RECORD_FORMAT, Record
 
 if TYPE_CHECKING:
     from kg.extract.extractor import ExtractorConfig
@@ -71,6 +73,12 @@ DECISION_ONLY = frozenset({
     "data/decisions.json.gz", "extract/learned.py", "extract/relation_mentions.py",
     "extract/relation_patterns.py", "extract/relation_words.py",
 })
+
+
+# What does not change what extraction makes (issue 14: an edit of them missed every record):
+# who extracts which papers where, and reading and writing records, whose layout has a
+# version of its own (`kg.extract.records.RECORD_FORMAT`, part of the record version).
+ORCHESTRATION = frozenset({"extract/partition.py", "extract/cluster.py", "extract/records.py"})
 
 
 def default_cache_dir() -> Path:
@@ -116,14 +124,14 @@ def _files(paths: Iterable[Path]) -> Iterator[bytes]:
 @cache
 def rules_version() -> str:
     """A digest of paperkg's extraction code and data files (see module docstring)."""
-    return _rules_digest(frozenset())
+    return _rules_digest(ORCHESTRATION)
 
 
 @cache
 def feature_rules_version() -> str:
     """A digest of the extraction code and data files that candidates and features depend
     on: all of `rules_version`'s but `DECISION_ONLY`."""
-    return _rules_digest(DECISION_ONLY)
+    return _rules_digest(DECISION_ONLY | ORCHESTRATION)
 
 
 def _rules_digest(leave_out: frozenset[str]) -> str:
@@ -143,7 +151,8 @@ def _rules_digest(leave_out: frozenset[str]) -> str:
 
 def record_version(config: ExtractorConfig, parse: str, spans: str | None) -> str:
     """The version of extraction records made with `config` on top of those parses."""
-    return _digest(repr(config), parse, spans or "-", rules_version())
+    return _digest(repr(config), parse, spans or "-", rules_version(),
+                   f"record format {RECORD_FORMAT}")
 
 
 def prepared_version(config: ExtractorConfig, parse: str, spans: str | None) -> str | None:

@@ -12,6 +12,10 @@ cached records writes the same bytes as a build that extracted afresh.
 (['https://github.com/a/b'], [['title', 0, 5]])
 >>> from_record(record, "p1") == e
 True
+
+`RECORD_FORMAT` names this layout: the parse cache's record version includes it instead of this
+file's source (`kg.extract.cache.ORCHESTRATION`), so a faster reader keeps every cached record;
+a change of the layout must bump it.
 """
 
 from __future__ import annotations
@@ -29,6 +33,9 @@ from kg.types import (
     Role,
     Span,
 )
+
+RECORD_FORMAT = 1
+"""The version of the layout `to_record` writes (bump it whenever that changes)."""
 
 Record = dict[str, Any]
 """A JSON object: mentions, acronyms, urls, sentences, relations (no paper id: the record is
@@ -68,9 +75,16 @@ def _span(span: Span) -> list[Any]:
     return [span.field.value, span.start, span.end]
 
 
+# By value: a dict look-up, where calling the enum (`Field(value)`) costs ~5 µs; a value not
+# in them (a damaged record) still raises the enum's ValueError.
+_FIELD = {f.value: f for f in Field}
+_TYPE = {t.value: t for t in ConceptType}
+_ROLE = {r.value: r for r in Role}
+
+
 def _to_span(value: list[Any]) -> Span:
     field, start, end = value
-    return Span(Field(field), start, end)
+    return Span(_FIELD.get(field) or Field(field), start, end)
 
 
 def _mention(m: Mention) -> list[Any]:
@@ -80,5 +94,6 @@ def _mention(m: Mention) -> list[Any]:
 
 def _to_mention(value: list[Any]) -> Mention:
     text, label, span, sentence, ctype, role, extractor, long_form, short_form = value
-    return Mention(text, label, _to_span(span), _to_span(sentence), ConceptType(ctype),
-                   Role(role), extractor, long_form, short_form)
+    return Mention(text, label, _to_span(span), _to_span(sentence),
+                   _TYPE.get(ctype) or ConceptType(ctype), _ROLE.get(role) or Role(role),
+                   extractor, long_form, short_form)
