@@ -7,7 +7,9 @@ In one run, each build in a fresh process (this script run with `--one`):
 
   1. cold: `run_build(FILES)` into an empty parse cache (and, with `--store`, a new store);
   2. incremental: on copies of that cache and store, `run_build(FILES + NEW)`, NEW being the
-     first N papers with an abstract of the `--new` file (written as JSON Lines);
+     first N papers with an abstract of the `--new` file (written as JSON Lines); the cache's
+     region index names the cold build's graph, from which the writer copies the unchanged
+     paper regions (`kg.rdf.reuse`), as a rebuild in place would;
   3. with `--verify`: a build of FILES + NEW without cache into a new store, whose graph
      must be the incremental one, byte for byte.
 

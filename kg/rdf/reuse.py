@@ -29,6 +29,7 @@ import os
 import struct
 import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import suppress
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -121,7 +122,11 @@ def write_reusing(segments: Iterable[Iterator[Triple] | Region], output: Path,
     finally:
         if source is not None:
             source.close()
-    _write_index(folder / INDEX_FILE, output, fmt, written.rows)
+    try:
+        _write_index(folder / INDEX_FILE, output, fmt, written.rows)
+    except OSError:  # the graph is written; the next build only copies nothing
+        with suppress(OSError):
+            (folder / INDEX_FILE).unlink(missing_ok=True)
     return written
 
 
