@@ -8,7 +8,7 @@ import pytest
 
 from kg.build import extract_corpus, link_corpus
 from kg.canon.compact import compact_extraction
-from kg.canon.concepts import Canonical, _by_paper, after_links, concepts_from_links
+from kg.canon.concepts import Canonical, after_links, concepts_from_links, links_by_paper
 from kg.canon.names import _paper_words
 from kg.ingest.shelf import PaperShelf
 from kg.rdf.build import build_triples
@@ -192,7 +192,14 @@ def test_released_extractions_make_the_same_corpus_and_keep_only_relations_and_u
 
 def test_links_by_paper_are_slices_when_grouped_and_gathered_when_a_paper_comes_back() -> None:
     a, b, c = link("p1", "gan"), link("p1", "vae"), link("p2", "gan")
-    assert list(_by_paper([a, b, c])) == [("p1", [a, b]), ("p2", [c])]
+    assert list(links_by_paper([a, b, c])) == [("p1", [a, b]), ("p2", [c])]
     again = link("p1", "cnn")
-    assert list(_by_paper([a, c, again, b])) == [("p1", [a, again, b]), ("p2", [c])]
-    assert list(_by_paper([])) == []
+    assert list(links_by_paper([a, c, again, b])) == [("p1", [a, again, b]), ("p2", [c])]
+    assert list(links_by_paper([])) == []
+    # Given up (`release`), the list lets each paper's links go as they are taken.
+    for links in ([a, b, c], [a, c, again, b]):
+        given = list(links)
+        taken = links_by_paper(given, release=True)
+        paper, first = next(taken)
+        assert paper == "p1" and a in first and a not in given
+        assert [paper for paper, _ in taken] == ["p2"] and not any(given)

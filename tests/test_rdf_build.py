@@ -229,7 +229,8 @@ def test_a_papers_links_need_not_be_consecutive() -> None:
     paper at a time (as canonicalisation makes them), else through a map by paper: the same
     graph either way, a pair linked twice merged (strongest role, every mention), and with
     `release_links` the corpus's list is let go."""
-    from kg.rdf.build import _grouped, iter_triples
+    from kg.canon.concepts import links_grouped
+    from kg.rdf.build import iter_triples
 
     corpus = sample_corpus()
     by_paper = sorted(corpus.links, key=lambda link: link.paper_id)
@@ -238,7 +239,7 @@ def test_a_papers_links_need_not_be_consecutive() -> None:
     twice = dataclasses.replace(first, role=Role.PROPOSES)  # the pair again, a stronger role
     grouped = [first, twice, *by_paper]
     interleaved = [first, *by_paper, twice]
-    assert _grouped(grouped) and not _grouped(interleaved)
+    assert links_grouped(grouped) and not links_grouped(interleaved)
     graphs = []
     for links in (grouped, interleaved):
         for release in (False, True):

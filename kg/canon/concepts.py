@@ -166,7 +166,7 @@ class Canonical:
         # One paper's links at a time (issue 14: a dict of every (paper, key) pair and a new
         # `Link` for each doubled the links while it ran); a link that stays is kept as it is.
         links: list[Link] = []
-        for paper_id, paper_links in _by_paper(self.links):
+        for paper_id, paper_links in links_by_paper(self.links):
             merged: dict[str, Link] = {}
             for link in paper_links:
                 pair = (paper_id, link.concept_key)
@@ -199,27 +199,23 @@ class Canonical:
                 self.concepts[key] = replace(self.concepts[key], ctype=ctype)
 
 
-def _by_paper(links: list[Link]) -> Iterator[tuple[str, list[Link]]]:
+def links_by_paper(links: list[Link], *, release: bool = False,
+                   ) -> Iterator[tuple[str, list[Link]]]:
     """Each paper's links, papers in the order they first appear: slices of `links` when each
-    paper's links are consecutive (as canonicalisation and `Canonical.rekey` make them; issue
-    14: not a list per paper for the whole corpus at once, ~0.25 KB a paper), else gathered
-    through a map by paper."""
-    seen: set[str] = set()
-    last = None
-    for link in links:
-        if link.paper_id != last:
-            last = link.paper_id
-            if last in seen:
-                break
-            seen.add(last)
-    else:
-        del seen
+    paper's links are consecutive (`links_grouped`; as canonicalisation and `Canonical.rekey`
+    make them; issue 14: not a list per paper for the whole corpus at once, ~0.25 KB a
+    paper), else gathered through a map by paper. With `release` the caller gives `links`
+    up: each paper's links leave it as they are yielded (the list ends blank or empty)."""
+    if links_grouped(links):
         start = 0
         while start < len(links):
             end, paper_id = start + 1, links[start].paper_id
             while end < len(links) and links[end].paper_id == paper_id:
                 end += 1
-            yield paper_id, links[start:end]
+            group = links[start:end]
+            if release:
+                links[start:end] = [None] * (end - start)  # type: ignore[list-item]
+            yield paper_id, group
             start = end
         return
     by_paper: dict[str, list[Link]] = {}
@@ -229,7 +225,25 @@ def _by_paper(links: list[Link]) -> Iterator[tuple[str, list[Link]]]:
             by_paper[link.paper_id] = [link]
         else:
             found.append(link)
-    yield from by_paper.items()
+    if not release:
+        yield from by_paper.items()
+        return
+    links.clear()
+    for paper_id in list(by_paper):
+        yield paper_id, by_paper.pop(paper_id)
+
+
+def links_grouped(links: list[Link]) -> bool:
+    """Whether each paper's links are consecutive in `links`."""
+    seen: set[str] = set()
+    last = None
+    for link in links:
+        if link.paper_id != last:
+            last = link.paper_id
+            if last in seen:
+                return False
+            seen.add(last)
+    return True
 
 
 def canonicalise(

@@ -20,6 +20,7 @@ from urllib.parse import quote
 from pyoxigraph import Literal, NamedNode, Triple
 
 from kg import __version__
+from kg.canon.concepts import links_by_paper
 from kg.errors import InputError, KGError
 from kg.ingest.shelf import PaperIndex, PaperShelf
 from kg.namespaces import DEFAULT_BASE
@@ -217,28 +218,7 @@ class _GraphBuilder:
             self._check_link(link)
         if self.release_links:
             self.corpus.links = []
-        if _grouped(links):
-            start = 0
-            while start < len(links):
-                end, paper = start + 1, links[start].paper_id
-                while end < len(links) and links[end].paper_id == paper:
-                    end += 1
-                group = links[start:end]
-                if self.release_links:
-                    links[start:end] = [None] * (end - start)  # type: ignore[list-item]
-                yield paper, _merged(group) if _repeats(group) else group
-                start = end
-            return
-        by_paper: dict[str, list[Link]] = {}
-        for link in links:
-            found = by_paper.get(link.paper_id)
-            if found is None:
-                by_paper[link.paper_id] = [link]
-            else:
-                found.append(link)
-        del links
-        for paper in list(by_paper):
-            group = by_paper.pop(paper)
+        for paper, group in links_by_paper(links, release=self.release_links):
             yield paper, _merged(group) if _repeats(group) else group
 
     def _check_link(self, link: Link) -> None:
@@ -542,19 +522,6 @@ _FIELD_LIST = list(Field)
 _FIELDS = {f: i for i, f in enumerate(_FIELD_LIST)}
 _ROLE_LIST = list(Role)
 _ROLES = {r: i for i, r in enumerate(_ROLE_LIST)}
-
-
-def _grouped(links: list[Link]) -> bool:
-    """Whether each paper's links are consecutive in `links`."""
-    seen: set[str] = set()
-    last = None
-    for link in links:
-        if link.paper_id != last:
-            last = link.paper_id
-            if last in seen:
-                return False
-            seen.add(last)
-    return True
 
 
 def _repeats(links: list[Link]) -> bool:
