@@ -12,7 +12,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kg.eval.cv import gold_examples, load_gold_sets, parse_gold
+from kg.eval.cv import gold_examples, load_gold_sets, must_counts, parse_gold
 from kg.extract.extractor import _default_gazetteer
 from kg.extract.features import FEATURE_NAMES
 from kg.train.decisions import train, write_model
@@ -32,7 +32,7 @@ def main() -> int:
     examples = [e for per_paper in gold_examples(sets, parsed, lookup).values()
                 for e in per_paper]
     names = " + ".join(f"{s.name} ({len(s.papers)} abstracts)" for s in sets)
-    model = train(examples, FEATURE_NAMES, trained_on=names)
+    model = train(examples, FEATURE_NAMES, trained_on=names, must_counts=must_counts(sets))
     write_model(model, args.output)
     print(f"trained on {names}: {len(examples)} candidate groups -> {args.output}")
     return 0

@@ -146,6 +146,46 @@ def test_the_accept_cut_balances_concepts_found_and_spurious_groups() -> None:
     assert accept_cut([_found("p", "molecules", False, 0, 9)], np.array([0.9])) == 0.5
 
 
+def test_the_accept_cut_is_the_lowest_within_one_standard_error_of_the_best() -> None:
+    # Four inner folds (groups a-d), a paper each, with a must concept at 0.9. In a and b a
+    # second must concept at 0.62 and three spurious groups at 0.57; in c and d four
+    # spurious groups at 0.62. F1 fold by fold at 0.6 | 0.65 and above | 0.55 and below:
+    # a, b 1.0 | 0.667 | 0.571; c, d 0.286 | 0.667 | 0.286. 0.65 and above are best on the
+    # mean (0.667), 0.6 is 0.024 below, within its error (0.206), 0.55 is 0.238 below, out
+    # of its error (0.083): the cut is 0.6, the lowest within.
+    examples: list[Example] = []
+    proba: list[float] = []
+
+    def add(paper: str, concept: str, p: float) -> None:
+        start = 10 * len(examples)
+        examples.append(replace(_found(paper, concept, bool(concept), start, start + 5),
+                                group=paper))
+        proba.append(p)
+
+    for paper in "ab":
+        add(paper, "x", 0.9)
+        add(paper, "y", 0.62)
+        for _ in range(3):
+            add(paper, "", 0.57)
+    for paper in "cd":
+        add(paper, "x", 0.9)
+        for _ in range(4):
+            add(paper, "", 0.62)
+    assert accept_cut(examples, np.array(proba)) == 0.6
+
+
+def test_the_accept_cut_counts_must_concepts_no_candidate_matches() -> None:
+    # One paper: two must concepts found at 0.6 with two spurious groups (recall 1,
+    # precision 0.5), one above (recall 0.5, precision 1): F1 ties and the higher cut
+    # wins. With two more must concepts no candidate matches, recall halves on both sides
+    # and the lower cut's F1 is the higher (0.5 against 0.4).
+    examples = [_found("p", "x", True, 0, 5), _found("p", "y", True, 10, 15),
+                _found("p", "", False, 20, 25), _found("p", "", False, 30, 35)]
+    proba = np.array([0.9, 0.62, 0.62, 0.62])
+    assert accept_cut(examples, proba) == max(ACCEPT_CUTS)
+    assert accept_cut(examples, proba, {"p": 4}) == 0.6
+
+
 def test_the_accept_cut_is_learned_inside_the_training_papers() -> None:
     names = ["count", "kind_name"]
     examples = [replace(e, concept=f"c{e.key}" if e.matched else "") for e in _examples()]

@@ -298,6 +298,12 @@ def gold_examples(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold],
             for s in sets for p in s.papers}
 
 
+def must_counts(sets: Sequence[GoldSet]) -> dict[str, int]:
+    """Each gold paper's number of must concepts (those no candidate matches included): the
+    recall the acceptance cut is learned for counts them all (`kg.train.decisions.accept_cut`)."""
+    return {p.id: sum(c.must for c in s.gold_of[p.id].concepts) for s in sets for p in s.papers}
+
+
 def learned_decider(
     sets: Sequence[GoldSet],
     parsed: dict[str, ParsedGold],
@@ -317,6 +323,7 @@ def learned_decider(
     `proposes` is learnt — all as in `kg.train.decisions.train`)."""
     examples = examples if examples is not None else gold_examples(sets, parsed, lookup)
     group_of = {p.id: s.groups[p.id] for s in sets for p in s.papers}
+    needed = must_counts(sets)
 
     def decide(ids: list[str]) -> list[list[Mention]]:
         held_out = {group_of[i] for i in ids}
@@ -324,7 +331,7 @@ def learned_decider(
                     for e in ex]
         model = DecisionModel.from_json(train(training, features, stack=stack, seed=seed,
                                               proposes_learners=proposes_learners,
-                                              learn_cut=learn_cut))
+                                              learn_cut=learn_cut, must_counts=needed))
         return decide_papers([(parsed[i].original, parsed[i].fields) for i in ids], lookup,
                              model_runs=True, model=model, thresholds=thresholds)
     return decide

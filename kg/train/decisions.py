@@ -22,7 +22,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -240,6 +240,7 @@ def train(
     stack: bool = SECOND_STAGE, seed: int = 0,
     proposes_learners: Sequence[str] = PROPOSES_LEARNERS, learn_cut: bool = True,
     by_concept: bool = PROPOSES_BY_CONCEPT, learn_accept_cut: bool = True,
+    must_counts: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The models as one JSON document (see `kg.extract.learned`): accept, one per type
     seen acceptable in training (a type never or always acceptable gets none), proposes;
@@ -251,9 +252,10 @@ def train(
     cut `_proposes_cut` chooses (`learn_cut`; else 0.5); `by_concept`: in learning
     `proposes` (and its regularisation and cut), the groups of one (paper, gold concept)
     share one unit of weight (`concept_weights`); `learn_accept_cut`: the acceptance cut is
-    the one of `ACCEPT_CUTS` with the best F1 on the out-of-fold acceptance of the training
-    papers (`accept_cut`; else 0.5). Both need papers of two groups or more (`Example.group`);
-    with one, acceptance has one stage and the cut 0.5."""
+    learned from the out-of-fold acceptance of the training papers (`accept_cut`, with
+    `must_counts`, each paper's number of gold must concepts; else 0.5). Both need papers
+    of two groups or more (`Example.group`); with one, acceptance has one stage and the cut
+    0.5."""
     given = list(features)
     x_given = np.asarray([[e.features.get(n, 0.0) for n in given] for e in examples],
                          dtype=float)
@@ -311,7 +313,8 @@ def train(
         "proposes": proposes,
         "proposes_cut": (_proposes_cut(x[typed], proposes_y, groups, proposes_learners,
                                        linear_c, seed, w) if learn_cut else 0.5),
-        "accept_cut": accept_cut(examples, held_out) if learn_accept_cut else 0.5,
+        "accept_cut": (accept_cut(examples, held_out, must_counts) if learn_accept_cut
+                       else 0.5),
         **second,
     }
 
@@ -319,55 +322,93 @@ def train(
 STACK_FOLDS = 4  # inner folds (grouped by `Example.group`) for the first stage's estimates
 
 
+def inner_folds(examples: Sequence[Example]) -> np.ndarray:
+    """The inner fold (of `STACK_FOLDS`) of each example: its group's, groups dealt round-robin
+    in sorted order."""
+    groups = sorted({e.group for e in examples})
+    fold_of = {g: i % STACK_FOLDS for i, g in enumerate(groups)}
+    return np.asarray([fold_of[e.group] for e in examples], dtype=int)
+
+
 def _out_of_fold(x: np.ndarray, examples: Sequence[Example],
                  weights: Sequence[float], seed: int = 0) -> np.ndarray:
     """The first stage's acceptance of each example by a model trained without its group."""
-    groups = sorted({e.group for e in examples})
-    if len(groups) < 2:
+    if len({e.group for e in examples}) < 2:
         raise ValueError("a second stage needs examples from two groups of papers or more")
-    fold_of = {g: i % STACK_FOLDS for i, g in enumerate(groups)}
-    fold = np.asarray([fold_of[e.group] for e in examples])
+    fold = inner_folds(examples)
     y = np.asarray([int(e.matched) for e in examples])
     w = np.asarray(weights)
     proba = np.zeros(len(examples))
-    for i in range(min(STACK_FOLDS, len(groups))):
+    for i in sorted(set(fold.tolist())):
         test = fold == i
         proba[test] = _fit(x[~test], y[~test], w[~test], seed).predict_proba(x[test])[:, 1]
     return proba
 
 
-def accept_cut(examples: Sequence[Example], proba: np.ndarray) -> float:
-    """The cut of `ACCEPT_CUTS` with the best F1 of must-recall and precision when the
-    examples are accepted from their out-of-fold probability `proba`, counted by concept
-    as `kg eval` counts them: where accepted groups of a paper overlap, the occurrences
-    that `kg.extract.assemble` keeps survive (the higher `overlap_level`, then the longer;
-    a group left without occurrences is no concept); a gold concept of a paper is found
-    when one of its surviving groups matches it (recall over the must concepts some
-    candidate matches), and precision is the found concepts over those plus the surviving
-    groups matching none (ties: the higher cut; no must concept to find: 0.5).
+def accept_cut(examples: Sequence[Example], proba: np.ndarray,
+               must_counts: Mapping[str, int] | None = None) -> float:
+    """The acceptance cut of `ACCEPT_CUTS`, from the examples' out-of-fold probability
+    `proba`: the lowest cut whose F1 of must-recall and precision, averaged over the inner
+    folds (`inner_folds`), is within one standard error of the best cut's (the standard
+    error of the fold-by-fold difference; the "one-standard-error rule"). With one fold, the
+    best cut (ties: the higher).
 
-    Counted without the overlaps (every accepted group a concept), the spurious concepts
-    were over-counted and the cut chosen 0.7-0.75 on every fold: must-recall 0.80, F1
-    0.820 against 0.826 from this count (docs/QUALITY.md)."""
+    F1 is counted by concept as `kg eval` counts it: where accepted groups of a paper
+    overlap, the occurrences `kg.extract.assemble` keeps survive (`surviving`; a group left
+    without occurrences is no concept); a gold concept of a paper is found when one of its
+    surviving groups matches it; recall is over the paper's must concepts, `must_counts[paper]`
+    of them (the gold's, those no candidate matches included; by default the must concepts
+    some example matches) and precision is the found concepts over those plus the surviving
+    groups matching none. No must concept to find: 0.5.
+
+    Why the lowest within one error: F1 is flat near its best (between 0.6 and 0.75 for the
+    shipped model, a few thousandths apart, less than the folds' disagreement), and where
+    the data cannot tell the cuts apart the graph should keep the concept: one missed is
+    found by no query, one spurious is seen and can be rejected (`kg review`, corrections).
+    Taking the best F1 alone chose 0.7 and gave must-recall 0.827 at precision 0.816
+    (cross-validated, session 29; docs/QUALITY.md)."""
     by_paper: dict[str, list[int]] = {}
     for i, e in enumerate(examples):
         by_paper.setdefault(e.paper, []).append(i)
+    fold = inner_folds(examples) if examples else np.zeros(0, dtype=int)
+    fold_of_paper = {examples[rows[0]].paper: int(fold[rows[0]]) for rows in by_paper.values()}
+    must = {(e.paper, e.concept) for e in examples if e.concept and e.must}
+    if not must:
+        return 0.5
+    covered = Counter(paper for paper, _ in must)
+    needed = {paper: max(covered[paper], (must_counts or {}).get(paper, 0))
+              for paper in by_paper}
+    folds = sorted(set(fold_of_paper.values()))
 
-    def f1(cut: float) -> float:
-        found: set[tuple[str, str]] = set()
-        spurious = 0
-        for rows in by_paper.values():
+    def f1(cut: float) -> list[float]:
+        found: dict[int, set[tuple[str, str]]] = {f: set() for f in folds}
+        spurious = Counter[int]()
+        for paper, rows in by_paper.items():
+            f = fold_of_paper[paper]
             for i in surviving(examples, proba, rows, cut):
                 if examples[i].concept:
-                    found.add((examples[i].paper, examples[i].concept))
+                    found[f].add((paper, examples[i].concept))
                 else:
-                    spurious += 1
-        recall = len(found & must) / len(must)
-        precision = len(found) / (len(found) + spurious) if found or spurious else 0.0
-        return 2 * recall * precision / (recall + precision) if recall + precision else 0.0
+                    spurious[f] += 1
+        out = []
+        for f in folds:
+            total = sum(needed[p] for p, g in fold_of_paper.items() if g == f)
+            recall = len(found[f] & must) / total if total else 0.0
+            hits = len(found[f])
+            precision = hits / (hits + spurious[f]) if hits or spurious[f] else 0.0
+            out.append(2 * recall * precision / (recall + precision)
+                       if recall + precision else 0.0)
+        return out
 
-    must = {(e.paper, e.concept) for e in examples if e.concept and e.must}
-    return max(reversed(ACCEPT_CUTS), key=f1) if must else 0.5
+    scores = {cut: np.asarray(f1(cut)) for cut in ACCEPT_CUTS}
+    best = max(reversed(ACCEPT_CUTS), key=lambda cut: float(scores[cut].mean()))
+    if len(folds) < 2:
+        return best
+    for cut in ACCEPT_CUTS:  # ascending: the lowest within one standard error
+        diff = scores[cut] - scores[best]
+        if diff.mean() >= -diff.std(ddof=1) / np.sqrt(len(diff)):
+            return cut
+    return best
 
 
 def surviving(examples: Sequence[Example], proba: np.ndarray, rows: Sequence[int],
