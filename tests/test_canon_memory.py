@@ -8,8 +8,9 @@ import pytest
 
 from kg.build import extract_corpus, link_corpus
 from kg.canon.compact import compact_extraction
-from kg.canon.concepts import Canonical, after_links, concepts_from_links, links_by_paper
+from kg.canon.concepts import Canonical, after_links, concepts_from_links
 from kg.canon.names import _paper_words
+from kg.canon.paper_links import links_by_paper
 from kg.ingest.shelf import PaperShelf
 from kg.rdf.build import build_triples
 from kg.types import ConceptType, Extraction, Field, Link, Mention, Paper, Role, Span

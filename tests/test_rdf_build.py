@@ -229,7 +229,7 @@ def test_a_papers_links_need_not_be_consecutive() -> None:
     paper at a time (as canonicalisation makes them), else through a map by paper: the same
     graph either way, a pair linked twice merged (strongest role, every mention), and with
     `release_links` the corpus's list is let go."""
-    from kg.canon.concepts import links_grouped
+    from kg.canon.paper_links import links_grouped
     from kg.rdf.build import iter_triples
 
     corpus = sample_corpus()

@@ -20,7 +20,7 @@ from urllib.parse import quote
 from pyoxigraph import Literal, NamedNode, Triple
 
 from kg import __version__
-from kg.canon.concepts import links_by_paper
+from kg.canon.paper_links import links_by_paper
 from kg.errors import InputError, KGError
 from kg.ingest.shelf import PaperIndex, PaperShelf
 from kg.namespaces import DEFAULT_BASE
