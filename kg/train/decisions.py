@@ -367,6 +367,23 @@ def accept_cut(examples: Sequence[Example], proba: np.ndarray,
     found by no query, one spurious is seen and can be rejected (`kg review`, corrections).
     Taking the best F1 alone chose 0.7 and gave must-recall 0.827 at precision 0.816
     (cross-validated, session 29; docs/QUALITY.md)."""
+    scores = accept_curve(examples, proba, must_counts)
+    if not scores:
+        return 0.5
+    best = max(reversed(ACCEPT_CUTS), key=lambda cut: float(scores[cut].mean()))
+    if len(scores[best]) < 2:
+        return best
+    for cut in ACCEPT_CUTS:  # ascending: the lowest within one standard error
+        diff = scores[cut] - scores[best]
+        if diff.mean() >= -diff.std(ddof=1) / np.sqrt(len(diff)):
+            return cut
+    return best
+
+
+def accept_curve(examples: Sequence[Example], proba: np.ndarray,
+                 must_counts: Mapping[str, int] | None = None) -> dict[float, np.ndarray]:
+    """F1 of must-recall and precision inner fold by inner fold (`inner_folds`) at each cut of
+    `ACCEPT_CUTS`, counted as `accept_cut` says (empty: no must concept to find)."""
     by_paper: dict[str, list[int]] = {}
     for i, e in enumerate(examples):
         by_paper.setdefault(e.paper, []).append(i)
@@ -374,7 +391,7 @@ def accept_cut(examples: Sequence[Example], proba: np.ndarray,
     fold_of_paper = {examples[rows[0]].paper: int(fold[rows[0]]) for rows in by_paper.values()}
     must = {(e.paper, e.concept) for e in examples if e.concept and e.must}
     if not must:
-        return 0.5
+        return {}
     covered = Counter(paper for paper, _ in must)
     needed = {paper: max(covered[paper], (must_counts or {}).get(paper, 0))
               for paper in by_paper}
@@ -400,15 +417,7 @@ def accept_cut(examples: Sequence[Example], proba: np.ndarray,
                        if recall + precision else 0.0)
         return out
 
-    scores = {cut: np.asarray(f1(cut)) for cut in ACCEPT_CUTS}
-    best = max(reversed(ACCEPT_CUTS), key=lambda cut: float(scores[cut].mean()))
-    if len(folds) < 2:
-        return best
-    for cut in ACCEPT_CUTS:  # ascending: the lowest within one standard error
-        diff = scores[cut] - scores[best]
-        if diff.mean() >= -diff.std(ddof=1) / np.sqrt(len(diff)):
-            return cut
-    return best
+    return {cut: np.asarray(f1(cut)) for cut in ACCEPT_CUTS}
 
 
 def surviving(examples: Sequence[Example], proba: np.ndarray, rows: Sequence[int],
