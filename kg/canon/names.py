@@ -274,9 +274,10 @@ def _works(concept: Concept, links: list[Link], papers: Mapping[str, Paper]) -> 
     works: dict[str, list[str]] = defaultdict(list)
     shaped = name_shaped(concept.pref_label)
     for link in links:
+        if link.role is not Role.PROPOSES:
+            continue  # read no paper for it (a shelf's read unpickles one: issue 14)
         paper = papers[link.paper_id]
-        if link.role is Role.PROPOSES and introduction(
-                paper, link, concept) in (TITLE_NAME, NAMING_CUE):
+        if introduction(paper, link, concept) in (TITLE_NAME, NAMING_CUE):
             works[_title_key(paper)].append(link.paper_id)
             shaped = shaped or any(_written_as_name(paper, m) for m in link.mentions)
     if not works or not shaped or common_noun(m for link in links for m in link.mentions):
@@ -322,10 +323,11 @@ def stated_types(canonical: Canonical, papers: Mapping[str, Paper]) -> list[Cano
     stated: dict[str, set[ConceptType]] = defaultdict(set)
     works: dict[str, set[str]] = defaultdict(set)
     for link in canonical.links:
+        if link.role is not Role.PROPOSES:
+            continue
         paper = papers[link.paper_id]
-        if link.role is not Role.PROPOSES or (paper.year or 0) > earliest.get(
-                link.concept_key, paper.year or 0):
-            continue  # not proposed, or the corpus had the name before ("MATH" the dataset)
+        if (paper.year or 0) > earliest.get(link.concept_key, paper.year or 0):
+            continue  # the corpus had the name before ("MATH" the dataset)
         concept = canonical.concepts[link.concept_key]
         ctype = described_as(paper, link, concept.pref_label)
         if ctype is not None:

@@ -267,8 +267,7 @@ def origin_roles(
     promoted: dict[str, list[str]] = defaultdict(list)  # concept -> papers given `proposes`
     first_year: dict[str, int] = {}
     for link in links:
-        year = papers[link.paper_id].year
-        if link.concept_key in crowded and year is not None:
+        if link.concept_key in crowded and (year := papers[link.paper_id].year) is not None:
             first_year[link.concept_key] = min(year, first_year.get(link.concept_key, year))
     kept: dict[str, list[str]] = {key: [] for key in checked | set(recorded)}
     before: dict[str, tuple[Origin, ...]] = {}  # concepts a proposer of lost the role to them
@@ -276,7 +275,7 @@ def origin_roles(
     for link in links:
         key = link.concept_key
         if link.role is not Role.PROPOSES:
-            if _introduced_here(papers[link.paper_id], concepts[key]):
+            if _introduced_here(papers, link.paper_id, concepts[key]):
                 link = replace(link, role=Role.PROPOSES)
                 promoted[key].append(f"{link.paper_id} ({VOCABULARY})")
         elif key in checked or key in recorded:
@@ -324,13 +323,17 @@ def origin_roles(
     return out, decisions
 
 
-def _introduced_here(paper: Paper, concept: Concept) -> bool:
-    """Whether the vocabulary records `paper` (its title or arXiv id) as the one work that
+def _introduced_here(papers: Mapping[str, Paper], paper_id: str, concept: Concept) -> bool:
+    """Whether the vocabulary records the paper (its title or arXiv id) as the one work that
     introduced the concept: a paper that introduced a method now well known often writes it as
     something it uses ("the novel X algorithm allows ..."), and only a vocabulary knows it was
-    new there ("Unbiased Online Recurrent Optimization", 2018, for UORO)."""
+    new there ("Unbiased Online Recurrent Optimization", 2018, for UORO). The paper is read
+    only when the vocabulary records one work (from a shelf, a read unpickles it: issue 14)."""
     found = vocabulary_origins(concept)
-    return one_work(found) and any(o.is_paper(paper.title, paper.arxiv_id) for o in found)
+    if not one_work(found):
+        return False
+    paper = papers[paper_id]
+    return any(o.is_paper(paper.title, paper.arxiv_id) for o in found)
 
 
 def _works(origins: tuple[Origin, ...]) -> str:
