@@ -58,6 +58,7 @@ from kg.rdf.reuse import reusable, write_reusing
 from kg.rdf.serialize import write_atomically
 from kg.rdf.shards import ShardWriter
 from kg.types import ConceptType, Corpus, Correction, Extraction, Paper, Role
+from kg.vocab.gazetteer import Gazetteer
 from kg.vocab.matching import match_vocabularies
 from viz import render_html
 
@@ -117,11 +118,15 @@ def extract_corpus(
     dask: DaskTarget | None = None,
     cache: str | Path | None = None,
     counts: ExtractCounts | None = None,
+    meanwhile: Callable[[], object] | None = None,
 ) -> dict[str, Extraction]:
     """Extractions of every paper that has an abstract, by paper id: in this process, in
     worker processes, or as tasks on the Dask cluster `dask` (`kg.extract.cluster`). With
     `cache` (a folder), parses and extraction records are reused and stored there
-    (`kg.extract.cache`); `counts`, if given, adds up where they came from."""
+    (`kg.extract.cache`); `counts`, if given, adds up where they came from. `meanwhile` is
+    called once when this process would otherwise wait for workers that started on the new
+    papers of an incremental build (the cached records read), e.g. to load what later stages
+    need."""
     config = config or ExtractorConfig()
     counts = counts if counts is not None else ExtractCounts()
     folder = str(cache) if cache is not None else None
@@ -157,6 +162,8 @@ def extract_corpus(
                 if progress is not None and reused:
                     progress(len(reused))
                 late += [p for i, p in enumerate(batch) if i not in reused]
+            if sent and meanwhile is not None:
+                meanwhile()
             _take(early, results, spans, counts, progress)
             todo = late
         else:
@@ -177,6 +184,17 @@ def extract_corpus(
                 cache=folder))
         _take(stream, results, spans, counts, progress)
     return results
+
+
+def prepare_later_stages(store: bool) -> None:
+    """Load what the stages after extraction load on their first use: the vocabulary linker's
+    index and the gazetteer's hierarchy (linking, ~0.5-0.7 s), numpy (the store's load by
+    difference). An incremental build does it while its workers parse the new papers, off
+    the build's critical path (issue 14); the same is loaded either way."""
+    match_vocabularies(())
+    Gazetteer.load().broader("")
+    if store:
+        import numpy  # noqa: F401  (imported where the store's load uses it)
 
 
 def _take(stream: Iterable[PartitionResult], results: dict[str, Extraction], spans: SpanTable,
@@ -389,8 +407,10 @@ def run_build(
         folder = default_cache_dir() if cache is True else (None if cache is False else cache)
         counts = ExtractCounts()
         with stages.stage("extraction") as done:
-            extractions = extract_corpus(papers, n_process=n_process, progress=callback,
-                                         config=config, dask=dask, cache=folder, counts=counts)
+            extractions = extract_corpus(
+                papers, n_process=n_process, progress=callback, config=config, dask=dask,
+                cache=folder, counts=counts,
+                meanwhile=lambda: prepare_later_stages(store is not None))
             where = f" on {dask.describe()}" if dask is not None else ""
             done.append(counts.format(where) if folder is not None
                         else f"{len(extractions)} papers{where}")

@@ -3,10 +3,11 @@
 A paper's texts (its abstract above all, ~1.5 KB) and metadata are ~2.5 KB of a build's
 memory per paper, held from reading to the last triple written, though each stage reads a
 paper only when it reaches it. `PaperShelf` is a read-only sequence of papers that writes each
-one, pickled (the tuple of its fields), to an anonymous temporary file as it is made and reads it back on every access:
-in memory it keeps only each paper's offset and a map from id to position. Iterating it or
-indexing it gives equal papers (a new object per access), in the order they were shelved, so
-a build that reads its papers from a shelf writes the same bytes as one that holds them.
+one, pickled (the tuple of its fields), to an anonymous temporary file as it is made and reads
+it back on every access: in memory it keeps only each paper's offset and a map from id to
+position. Iterating it or indexing it gives equal papers (a new object per access), in the
+order they were shelved, so a build that reads its papers from a shelf writes the same bytes as
+one that holds them.
 
 >>> from kg.types import Paper
 >>> shelf = PaperShelf([Paper("a", "An abstract."), Paper("b", None, title="B")])
@@ -25,7 +26,6 @@ from dataclasses import fields
 from typing import overload
 
 from kg.types import Paper
-
 
 # A paper is shelved as the tuple of its fields: pickling the frozen dataclass itself makes
 # each read set its fields one `object.__setattr__` at a time after looking them up
