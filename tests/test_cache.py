@@ -257,7 +257,8 @@ def test_incremental_build_extracts_only_new_papers(tmp_path: Path) -> None:
 def test_new_papers_go_to_workers_before_the_cached_records_are_read(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """An incremental build with workers starts them on the new papers first, then reads the
-    other papers' records while they run (kg.extract.partition.extracting): the same bytes, the same
+    other papers' records while they run (kg.extract.partition.extracting), then loads what
+    linking needs (`prepare_later_stages`) while they still run: the same bytes, the same
     counts as the build that reads first."""
     folder = tmp_path / "cache"
     more = tmp_path / "more.jsonl"
@@ -277,14 +278,20 @@ def test_new_papers_go_to_workers_before_the_cached_records_are_read(
         events.append(f"records of {sorted(p.id for p in papers)}")
         return read(papers, *args)
 
+    def preparing(store: bool) -> None:
+        events.append(f"later stages prepared (store: {store})")
+        prepare(store)
+
+    prepare = kg_build.prepare_later_stages
     monkeypatch.setattr(kg_build, "extracting", starting)
     monkeypatch.setattr(kg_build, "cached_extractions", reading)
+    monkeypatch.setattr(kg_build, "prepare_later_stages", preparing)
     monkeypatch.setattr(kg_build, "OVERLAP_RECORDS", 3)
     out = tmp_path / "grown.ttl"
     grown = run_build([SMALL, more], out, n_process=2, cache=folder)
     ids = sorted(p.id for p in read_papers([SMALL]))
     assert events == ["1 worker on ['q1', 'q2'], loading the pipelines itself",
-                      f"records of {ids}"]
+                      f"records of {ids}", "later stages prepared (store: False)"]
     assert (grown.extraction.reused, grown.extraction.parsed, grown.extraction.papers) == (3, 4, 5)
     _, full = build(tmp_path, "full", [SMALL, more], False)
     assert out.read_bytes() == full

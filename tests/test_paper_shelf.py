@@ -3,7 +3,7 @@ the same order, and the same graph as papers held in a list."""
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 
 import pytest
@@ -24,6 +24,19 @@ def invented() -> list[Paper]:
         Paper("p1", "A second record with the first one's id.", title="Again"),
         Paper("p3", "x" * 100_000, links=("https://github.com/example/x",)),
     ]
+
+
+def test_every_field_of_a_paper_comes_back() -> None:
+    """A paper is shelved as the tuple of its fields: each one, of every type, is read back."""
+    paper = Paper("p9", "An abstract.", title="T", keywords=("k1", "k2"), authors=("A B",),
+                  year=-12, venue="V", url="https://example.org/p9", status="oral",
+                  collection="C", source="in.json", record=7, links=("https://x.org/y",),
+                  doi="10.1/x", arxiv_id="1706.03762", subjects=("cs.LG",),
+                  extra=(("email", "a@b.c"),))
+    back = PaperShelf([paper])[0]
+    assert back == paper and type(back) is Paper
+    assert [getattr(back, f.name) for f in fields(Paper)] == [
+        getattr(paper, f.name) for f in fields(Paper)]
 
 
 def test_a_shelf_gives_back_equal_papers_in_order_by_index_slice_and_iteration() -> None:
