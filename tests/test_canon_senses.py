@@ -9,7 +9,14 @@ from dataclasses import replace
 from kg.canon import senses as sn
 from kg.canon.concepts import canonicalise_corpus
 from kg.canon.corpus import canonical_corpus
-from kg.canon.hygiene import COMMON_WORD, FRAGMENT, PRODUCT, QUANTITY, reject
+from kg.canon.hygiene import (
+    COMMON_WORD,
+    FRAGMENT,
+    PRODUCT,
+    QUANTITY,
+    _plain_text_papers,
+    reject,
+)
 from kg.canon.origin import (
     MAX_ORIGINS,
     NAMING_CUE,
@@ -663,3 +670,16 @@ def test_a_tie_between_senses_is_a_tie_under_every_hash_seed() -> None:
                               env={**os.environ, "PYTHONHASHSEED": str(seed)})
         outcomes.add(done.stdout.strip())
     assert outcomes == {f"dp {sn.APART}"}
+
+
+def test_plain_text_papers_count_each_key_once_a_paper_in_lower_case_only() -> None:
+    """`_plain_text_papers` (the common-word rule's count): a paper counts for a key when its
+    abstract has the key's words in lower case, in order; once, however often."""
+    papers = [
+        Paper("a", "Zero shot transfer, zero shot again; a transformer."),
+        Paper("b", "Zero Shot in capitals, and a Transformer."),
+        Paper("c", "shot zero: the words, not in order."),
+        Paper("d", None),
+    ]
+    counts = _plain_text_papers({"zero shot", "transformer", "again"}, papers)
+    assert counts == {"zero shot": 1, "transformer": 1, "again": 1}

@@ -159,16 +159,21 @@ def _position_capitalised(
 def _plain_text_papers(keys: set[str], papers: Iterable[Paper]) -> Counter[str]:
     """For each key, the papers whose abstract has its words in lower case."""
     wanted = {tuple(key.split()): key for key in keys}
-    sizes = {len(words) for words in wanted}
+    # Looked for only where a key's first word is (issue 14: every build runs this over every
+    # abstract; a tuple per position and key length took most of its time).
+    first = {words[0] for words in wanted if words}
+    sizes = sorted({len(words) for words in wanted if words})
+    blank = {wanted[()]} if () in wanted else set()  # no words: in every abstract
     counts: Counter[str] = Counter()
     for paper in papers:
         text = paper.abstract or ""
         tokens = re.findall(r"[a-z0-9]+", text)  # lower-case words only: capitals do not count
-        seen: set[str] = set()
-        for n in sizes:
-            for i in range(len(tokens) - n + 1):
-                key = wanted.get(tuple(tokens[i: i + n]))
-                if key is not None:
-                    seen.add(key)
+        seen = set(blank)
+        for i, token in enumerate(tokens):
+            if token in first:
+                for n in sizes:
+                    key = wanted.get(tuple(tokens[i: i + n])) if i + n <= len(tokens) else None
+                    if key is not None:
+                        seen.add(key)
         counts.update(seen)
     return counts

@@ -271,11 +271,18 @@ def origin_roles(
             first_year[link.concept_key] = min(year, first_year.get(link.concept_key, year))
     kept: dict[str, list[str]] = {key: [] for key in checked | set(recorded)}
     before: dict[str, tuple[Origin, ...]] = {}  # concepts a proposer of lost the role to them
+    # Concept key -> the one work the vocabulary records as introducing it, or (): looked up
+    # once a key, not once a link (issue 14).
+    sole: dict[str, tuple[Origin, ...]] = {}
     out: list[Link] = []
     for link in links:
         key = link.concept_key
         if link.role is not Role.PROPOSES:
-            if _introduced_here(papers, link.paper_id, concepts[key]):
+            work = sole.get(key)
+            if work is None:
+                found = vocabulary_origins(concepts[key])
+                work = sole[key] = found if one_work(found) else ()
+            if work and _introduced_here(papers[link.paper_id], work):
                 link = replace(link, role=Role.PROPOSES)
                 promoted[key].append(f"{link.paper_id} ({VOCABULARY})")
         elif key in checked or key in recorded:
@@ -323,17 +330,12 @@ def origin_roles(
     return out, decisions
 
 
-def _introduced_here(papers: Mapping[str, Paper], paper_id: str, concept: Concept) -> bool:
-    """Whether the vocabulary records the paper (its title or arXiv id) as the one work that
-    introduced the concept: a paper that introduced a method now well known often writes it as
-    something it uses ("the novel X algorithm allows ..."), and only a vocabulary knows it was
-    new there ("Unbiased Online Recurrent Optimization", 2018, for UORO). The paper is read
-    only when the vocabulary records one work (from a shelf, a read unpickles it: issue 14)."""
-    found = vocabulary_origins(concept)
-    if not one_work(found):
-        return False
-    paper = papers[paper_id]
-    return any(o.is_paper(paper.title, paper.arxiv_id) for o in found)
+def _introduced_here(paper: Paper, work: tuple[Origin, ...]) -> bool:
+    """Whether the paper (its title or arXiv id) is `work`, the one work the vocabulary records
+    as introducing a concept: a paper that introduced a method now well known often writes it
+    as something it uses ("the novel X algorithm allows ..."), and only a vocabulary knows it
+    was new there ("Unbiased Online Recurrent Optimization", 2018, for UORO)."""
+    return any(o.is_paper(paper.title, paper.arxiv_id) for o in work)
 
 
 def _works(origins: tuple[Origin, ...]) -> str:
