@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import random
 
 import pytest
@@ -9,7 +10,7 @@ from pyoxigraph import Literal, NamedNode, Triple
 
 from kg.rdf import build as rdf_build
 from kg.rdf.build import build_triples
-from kg.rdf.canonical import TripleBuffer
+from kg.rdf.canonical import Region, TripleBuffer
 from kg.rdf.sample import sample_corpus
 from kg.rdf.terms import RDF_TYPE, XSD_INTEGER, iri_term, str_term
 
@@ -80,3 +81,25 @@ def test_a_corpus_graph_is_the_same_with_any_spill_budget(
     for budget in (1, 10, 250):
         monkeypatch.setattr(rdf_build, "SPILL_ENTRIES", budget)
         assert [str(t) for t in build_triples(sample_corpus())] == whole
+
+
+@pytest.mark.parametrize("segments", [True, False])
+def test_a_graph_made_leaves_no_cycle_that_holds_the_corpus(segments: bool) -> None:
+    """Once the triples are taken, the buffer is closed (`TripleBuffer.close`): its lazy ranges'
+    makers, methods of the graph builder that holds the buffer, no longer keep the builder and
+    the corpus alive until the cyclic collector runs (issue 14: a build's whole corpus was
+    collected that way before its store load)."""
+    gc.collect()
+    gc.disable()
+    try:
+        corpus = sample_corpus()
+        if segments:
+            for segment in rdf_build.iter_segments(corpus):
+                list(segment.triples() if isinstance(segment, Region) else segment)
+            del segment
+        else:
+            list(rdf_build.iter_triples(corpus))
+        del corpus
+        assert gc.collect() < 20  # before: every concept, mention and link of the corpus
+    finally:
+        gc.enable()

@@ -69,7 +69,10 @@ def iter_triples(
         _GraphBuilder(corpus, Iris(base), out, release_links=release_links).build()
         if include_ontology:
             out.add_triples(ontology_triples())
-    yield from out.iter_triples()
+    try:
+        yield from out.iter_triples()
+    finally:
+        out.close()  # the builder and the corpus go with it (`TripleBuffer.close`)
 
 
 def iter_segments(
@@ -86,7 +89,10 @@ def iter_segments(
                       digests=True).build()
         if include_ontology:
             out.add_triples(ontology_triples())
-    yield from out.iter_segments()
+    try:
+        yield from out.iter_segments()
+    finally:
+        out.close()  # the builder and the corpus go with it (`TripleBuffer.close`)
 
 
 @contextmanager

@@ -147,6 +147,15 @@ class TripleBuffer:
         everything `make(*args)` depends on (`Region.digest`)."""
         self._ranges.append((prefix, make, args, digest))
 
+    def close(self) -> None:
+        """Forget every triple, and close the runs: the buffer is empty. A lazy range's maker is
+        often a method of what holds the buffer (`kg.rdf.build`), a reference cycle that would
+        keep both, and the corpus they read, until the cyclic collector ran (issue 14)."""
+        for run in self._runs:
+            run.close()
+        self._subjects, self._blocks, self._ranges, self._runs = {}, {}, [], []
+        self._entries = 0
+
     @property
     def spilled_runs(self) -> int:
         """How many sorted runs the buffer has written to disk so far."""
