@@ -13,12 +13,13 @@ each figure, then each dealing's row (to compare two versions dealing by dealing
 to the decisions is real when it moves a figure by more than that.
 `--ablation` adds the learned decisions with only the rules' verdicts as features, without
 each family of feature groups, with the rules' verdicts and one family, with the other
-number of acceptance stages (`kg.train.decisions.SECOND_STAGE`) and with `proposes` decided
-as before (trees alone, cut 0.5), on `--ablation-folds` (default 4) grouped folds to keep
-its cost down (about 2 min a row on 2 idle cores); `--errors` the ten most frequent
-remaining error kinds (`kg.eval.cv.error_kinds`), summed over the repeats' out-of-fold
-predictions and divided by their number, and the confusion table of the types (gold type down,
-predicted type across, `kg.eval.cv.type_confusion`), per dealing likewise.
+number of acceptance stages (`kg.train.decisions.SECOND_STAGE`), with `proposes` decided
+as before (trees alone, cut 0.5) and with the types decided by the trees alone, on
+`--ablation-folds` (default 4) grouped folds to keep its cost down (about 2 min a row on 2
+idle cores); `--errors` the ten most frequent remaining error kinds
+(`kg.eval.cv.error_kinds`), summed over the repeats' out-of-fold predictions and divided by
+their number, and the confusion table of the types (gold type down, predicted type across,
+`kg.eval.cv.type_confusion`), per dealing likewise.
 """
 
 from __future__ import annotations
@@ -143,10 +144,13 @@ def main() -> int:
                              [*FEATURE_GROUPS["rules"], *added], SECOND_STAGE, True))
         rows += [(f"  {'one stage' if SECOND_STAGE else 'two stages'} of acceptance",
                   FEATURE_NAMES, not SECOND_STAGE, True),
-                 ("  proposes: trees, cut 0.5", FEATURE_NAMES, SECOND_STAGE, False)]
+                 ("  proposes: trees, cut 0.5", FEATURE_NAMES, SECOND_STAGE, False),
+                 ("  types: trees alone", FEATURE_NAMES, SECOND_STAGE, None)]
         for name, names, stack, new_proposes in rows:
-            options = {} if new_proposes else {"proposes_learners": ("trees",),
-                                               "learn_cut": False}
+            # new_proposes None: today's proposes, the types by the trees alone.
+            options: dict[str, object] = (
+                {} if new_proposes else {"type_learners": ("trees",)} if new_proposes is None
+                else {"proposes_learners": ("trees",), "learn_cut": False})
             runs = [score(sets, parsed, learned_decider(sets, parsed, lookup, names,
                                                         examples=examples, stack=stack,
                                                         seed=seed, **options), k=k, seed=seed)

@@ -226,6 +226,30 @@ def test_decisions_accept_from_the_models_cut_unless_one_is_given() -> None:
                                                              "molecules"]
 
 
+def test_a_type_is_decided_by_the_mean_of_its_models() -> None:
+    names = ["count", "kind_name"]
+    model = train(_examples(), names)
+    assert all([m.get("kind", "trees") for m in models] == ["trees", "linear"]
+               for models in model["types"].values())
+    rows = [{"count": c, "kind_name": k} for c in (1.0, 4.0) for k in (0.0, 1.0)]
+    x = FeatureTable.of(rows).columns(names)
+    decided = DecisionModel.from_json(model)
+    assert all([type(m) for m in models] == [TreeEnsemble, LinearModel]
+               for models in decided.types.values())
+    mean = np.stack([np.mean([m.proba(x)[:, 1] for m in models], axis=0)
+                     for models in decided.types.values()], axis=1)
+    order = list(decided.types)
+    assert [d.ctype for d in decided.decide(rows)] == [order[i] for i in mean.argmax(1)]
+    # The trees alone (`type_learners`), and a file of one ensemble per type (before
+    # session 30) reads as a type of one model.
+    trees = train(_examples(), names, type_learners=("trees",))
+    older = {**trees, "types": {t: models[0] for t, models in trees["types"].items()}}
+    assert ([d.ctype for d in DecisionModel.from_json(older).decide(rows)]
+            == [d.ctype for d in DecisionModel.from_json(trees).decide(rows)])
+    with pytest.raises(ValueError, match="type learner"):
+        train(_examples(), names, type_learners=("forest",))
+
+
 def test_type_only_features_feed_the_type_models_alone() -> None:
     names = ["count", "kind_name", "tn_Task", "tn_n"]
     examples = [replace(e, features={**e.features, "tn_Task": float(e.ctypes[:1] ==
@@ -235,7 +259,8 @@ def test_type_only_features_feed_the_type_models_alone() -> None:
     model = train(examples, names)
     assert model["accept"]["features"] == ["count", "kind_name"]
     assert all(m["features"] == ["count", "kind_name"] for m in model["proposes"])
-    assert all(m["features"] == names for m in model["types"].values())
+    assert all(m["features"] == names for models in model["types"].values()
+               for m in models)
     decided = DecisionModel.from_json(model).decide(
         [{"count": 2.0, "kind_name": 1.0, "tn_Task": v, "tn_n": 1.0} for v in (0.0, 1.0)])
     assert [d.ctype for d in decided] == [ConceptType.METHOD, ConceptType.DATASET]
@@ -250,7 +275,8 @@ def test_accept_only_features_feed_acceptance_alone() -> None:
     model = train(examples, names)
     assert model["accept"]["features"] == names
     assert all(m["features"] == ["count", "kind_name"] for m in model["proposes"])
-    assert all(m["features"] == ["count", "kind_name"] for m in model["types"].values())
+    assert all(m["features"] == ["count", "kind_name"] for models in model["types"].values()
+               for m in models)
     decided = DecisionModel.from_json(model).decide(
         [{"count": 2.0, "kind_name": 1.0, "ov_outer_share": v} for v in (0.0, 1.0)])
     assert decided[0].accept > 0.5 > decided[1].accept

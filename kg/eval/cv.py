@@ -40,7 +40,7 @@ from kg.extract.extractor import ExtractorConfig, _default_gazetteer, cached_ext
 from kg.extract.learned import DecisionModel
 from kg.ingest import read_papers
 from kg.normalize import norm_key
-from kg.train.decisions import PROPOSES_LEARNERS, SECOND_STAGE, Example, train
+from kg.train.decisions import PROPOSES_LEARNERS, SECOND_STAGE, TYPE_LEARNERS, Example, train
 from kg.types import ConceptType, Corpus, Extraction, Field, Mention, Paper
 
 SAMPLE_GROUP = "iclr2025"
@@ -316,11 +316,13 @@ def learned_decider(
     seed: int = 0,
     proposes_learners: Sequence[str] = PROPOSES_LEARNERS,
     learn_cut: bool = True,
+    type_learners: Sequence[str] = TYPE_LEARNERS,
 ) -> Decider:
     """Per held-out group: train on every other group's papers, decide the group's papers
     (`examples`: `gold_examples`, when the caller has them already; `stack`: acceptance in
     two stages; `seed`: the learners' random state; `proposes_learners`, `learn_cut`: how
-    `proposes` is learnt — all as in `kg.train.decisions.train`)."""
+    `proposes` is learnt; `type_learners`: how the types are — all as in
+    `kg.train.decisions.train`)."""
     examples = examples if examples is not None else gold_examples(sets, parsed, lookup)
     group_of = {p.id: s.groups[p.id] for s in sets for p in s.papers}
     needed = must_counts(sets)
@@ -331,7 +333,8 @@ def learned_decider(
                     for e in ex]
         model = DecisionModel.from_json(train(training, features, stack=stack, seed=seed,
                                               proposes_learners=proposes_learners,
-                                              learn_cut=learn_cut, must_counts=needed))
+                                              learn_cut=learn_cut, must_counts=needed,
+                                              type_learners=type_learners))
         return decide_papers([(parsed[i].original, parsed[i].fields) for i in ids], lookup,
                              model_runs=True, model=model, thresholds=thresholds)
     return decide

@@ -2,12 +2,13 @@
 `kg.extract.features`, read from JSON.
 
 Models decide for each candidate group of a paper: is it a concept of the paper (accept),
-which type (one model per type: is this type acceptable for it; the most probable wins), and
-is it the paper's own contribution (proposes: the mean of a tree ensemble's and a logistic
-regression's probabilities — with a few hundred contributions to learn from, the linear
-model ranks them better than the trees alone). They are trained by `kg.train.decisions`
-(scikit-learn's HistGradientBoostingClassifier and LogisticRegression, `make
-train-decisions`) and shipped as plain JSON (`kg/data/decisions.json.gz`): node arrays of
+which type (per type, is this type acceptable for it: the mean of a tree ensemble's and a
+logistic regression's probabilities; the most probable type wins), and is it the paper's own
+contribution (proposes: the mean of a tree ensemble's and a logistic regression's
+probabilities — with a few hundred contributions to learn from, the linear model ranks them
+better than the trees alone; beside the trees it types better too). They are trained by
+`kg.train.decisions` (scikit-learn's HistGradientBoostingClassifier and LogisticRegression,
+`make train-decisions`) and shipped as plain JSON (`kg/data/decisions.json.gz`): node arrays of
 every tree and the linear model's weights, evaluated here with numpy. Plain data rather than
 a pickle: loading runs no code from the file, needs no scikit-learn at run time, and the file
 diffs and reviews like any other data.
@@ -212,11 +213,11 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class DecisionModel:
-    """The models that decide acceptance, type (one per type) and `proposes` (the mean of
-    its models' probabilities)."""
+    """The models that decide acceptance, type (per type, the mean of its models'
+    probabilities) and `proposes` (the mean of its models' probabilities)."""
 
     accept: TreeEnsemble
-    types: dict[ConceptType, TreeEnsemble]
+    types: dict[ConceptType, tuple[Model, ...]]
     proposes: tuple[Model, ...]
     trained_on: str = ""
     # The second stage of acceptance, over the features and `STACK_NAMES` (None: one stage).
@@ -230,7 +231,8 @@ class DecisionModel:
     @property
     def ensembles(self) -> list[Model]:
         second = [self.accept2] if self.accept2 is not None else []
-        return [self.accept, *second, *self.types.values(), *self.proposes]
+        return [self.accept, *second, *(m for models in self.types.values() for m in models),
+                *self.proposes]
 
     def first_accept(self, rows: Sequence[dict[str, float]] | FeatureTable,
                      ) -> npt.NDArray[np.float64]:
@@ -245,8 +247,10 @@ class DecisionModel:
         if data.get("format") != FORMAT:
             raise ModelError(f"not a decisions model (format {data.get('format')!r}, "
                              f"expected {FORMAT!r}): retrain with `make train-decisions`")
-        types = {ConceptType(name): TreeEnsemble.from_json(model)
-                 for name, model in sorted(data["types"].items())}
+        # Each type's models, or (files trained before session 30) its one tree ensemble.
+        types = {ConceptType(name): tuple(model_from_json(m) for m in (
+                     models if isinstance(models, list) else [models]))
+                 for name, models in sorted(data["types"].items())}
         if not types:
             raise ModelError("the decisions model has no type models: retrain with "
                              "`make train-decisions`")
@@ -295,8 +299,10 @@ class DecisionModel:
         proposes = np.zeros(len(rows))
         if len(kept):
             sub = x[kept]
-            acceptable = np.stack([e.proba(_columns(sub, column, e.features))[:, 1]
-                                   for e in self.types.values()], axis=1)
+            acceptable = np.stack([
+                np.mean([m.proba(_columns(sub, column, m.features))[:, 1] for m in models],
+                        axis=0)
+                for models in self.types.values()], axis=1)
             types[kept] = acceptable.argmax(1)
             proposes[kept] = np.mean([m.proba(_columns(sub, column, m.features))[:, 1]
                                       for m in self.proposes], axis=0)

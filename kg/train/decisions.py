@@ -3,8 +3,9 @@
 Each candidate group of a gold paper is one example: accepted when one of its labels matches
 a gold concept of the paper (must or ok, as `kg eval` counts precision), with that concept's
 acceptable types (`kg eval` counts a type right when it is any of them), `proposes` when the
-gold role is. The type is decided by one model per type ("is this type acceptable for it?"),
-so the choice is the type most likely to be right, not the most likely first choice. scikit-learn's
+gold role is. The type is decided by models per type ("is this type acceptable for it?": the
+mean of the trees' and a logistic regression's probability), so the choice is the type most
+likely to be right, not the most likely first choice. scikit-learn's
 HistGradientBoostingClassifier learns each decision (fixed `random_state`, so retraining on
 the same data gives the same file); `export_ensemble` writes its trees as plain JSON.
 `proposes` is also learnt by a logistic regression (its regularisation chosen by grouped
@@ -55,6 +56,14 @@ SECOND_STAGE = True
 # The learners whose mean probability decides `proposes`: trees alone rank the few hundred
 # contributions worse than with a linear model beside them (CHANGELOG.md).
 PROPOSES_LEARNERS: tuple[str, ...] = ("trees", "linear")
+# The learners whose mean probability says whether a type is acceptable. The trees alone
+# typed worse: paired over 3 dealings, type accuracy +0.008 with the linear model beside
+# them (docs/QUALITY.md); the linear model alone typed worse than the trees.
+TYPE_LEARNERS: tuple[str, ...] = ("trees", "linear")
+# The type models' linear regularisation, fixed (not chosen per training as `proposes`' is:
+# each of six models would need its own inner cross-validation). Screened out of fold,
+# 0.01, 0.05 and 0.2 typed alike (within 0.001).
+TYPE_LINEAR_C = 0.05
 # The regularisation strengths the linear model chooses among (`STACK_FOLDS` inner grouped
 # folds, average precision).
 LINEAR_CS = (0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.3)
@@ -241,8 +250,9 @@ def train(
     proposes_learners: Sequence[str] = PROPOSES_LEARNERS, learn_cut: bool = True,
     by_concept: bool = PROPOSES_BY_CONCEPT, learn_accept_cut: bool = True,
     must_counts: Mapping[str, int] | None = None,
+    type_learners: Sequence[str] = TYPE_LEARNERS,
 ) -> dict[str, Any]:
-    """The models as one JSON document (see `kg.extract.learned`): accept, one per type
+    """The models as one JSON document (see `kg.extract.learned`): accept, a list per type
     seen acceptable in training (a type never or always acceptable gets none), proposes;
     with `stack`, a second stage of acceptance (`accept2`) over the features and what the
     first stage, trained out of fold on other groups of papers, says of each group and of
@@ -255,7 +265,8 @@ def train(
     learned from the out-of-fold acceptance of the training papers (`accept_cut`, with
     `must_counts`, each paper's number of gold must concepts; else 0.5). Both need papers
     of two groups or more (`Example.group`); with one, acceptance has one stage and the cut
-    0.5."""
+    0.5. `type_learners`: "trees" and/or "linear", whose mean says whether a type is
+    acceptable."""
     given = list(features)
     x_given = np.asarray([[e.features.get(n, 0.0) for n in given] for e in examples],
                          dtype=float)
@@ -287,18 +298,23 @@ def train(
             # The second stage out of fold: its own model without each inner fold (over the
             # first stage's out-of-fold estimates already computed, as it is trained).
             held_out = _out_of_fold(x_second, examples, weights, seed)
+    for what, learners in (("proposes", proposes_learners), ("type", type_learners)):
+        unknown = set(learners) - {"trees", "linear"}
+        if unknown or not learners:
+            raise ValueError(f"unknown {what} learner {sorted(unknown)} (trees, linear)")
     typed = [i for i, e in enumerate(examples) if e.matched and e.ctypes]
     types = {}
     for ctype in ConceptType:
-        y = [int(ctype in examples[i].ctypes) for i in typed]
-        if 0 < sum(y) < len(y):
-            types[ctype.value] = export_ensemble(_fit(x_all[typed], y, seed=seed), all_names)
+        y = np.asarray([int(ctype in examples[i].ctypes) for i in typed])
+        if 0 < y.sum() < len(y):
+            types[ctype.value] = [
+                export_ensemble(_fit(x_all[typed], y, seed=seed), all_names)
+                if learner == "trees" else
+                export_linear(_linear(x_all[typed], y, TYPE_LINEAR_C), all_names)
+                for learner in type_learners]
     proposes_y = np.asarray([int(examples[i].proposes) for i in typed])
     groups = [examples[i].group for i in typed]
     w = concept_weights([examples[i] for i in typed]) if by_concept else None
-    unknown = set(proposes_learners) - {"trees", "linear"}
-    if unknown or not proposes_learners:
-        raise ValueError(f"unknown proposes learner {sorted(unknown)} (trees, linear)")
     linear_c = (_linear_strength(x[typed], proposes_y, groups, w)
                 if "linear" in proposes_learners else 0.0)
     proposes = [export_ensemble(_fit(x[typed], proposes_y, w, seed=seed), names)
