@@ -403,7 +403,7 @@ def accept_curve(examples: Sequence[Example], proba: np.ndarray,
     by_paper: dict[str, list[int]] = {}
     for i, e in enumerate(examples):
         by_paper.setdefault(e.paper, []).append(i)
-    fold = inner_folds(examples) if examples else np.zeros(0, dtype=int)
+    fold = inner_folds(examples)
     fold_of_paper = {examples[rows[0]].paper: int(fold[rows[0]]) for rows in by_paper.values()}
     must = {(e.paper, e.concept) for e in examples if e.concept and e.must}
     if not must:
@@ -412,6 +412,9 @@ def accept_curve(examples: Sequence[Example], proba: np.ndarray,
     needed = {paper: max(covered[paper], (must_counts or {}).get(paper, 0))
               for paper in by_paper}
     folds = sorted(set(fold_of_paper.values()))
+    totals = Counter[int]()  # must concepts to find, by fold
+    for paper, f in fold_of_paper.items():
+        totals[f] += needed[paper]
 
     def f1(cut: float) -> list[float]:
         found: dict[int, set[tuple[str, str]]] = {f: set() for f in folds}
@@ -425,8 +428,7 @@ def accept_curve(examples: Sequence[Example], proba: np.ndarray,
                     spurious[f] += 1
         out = []
         for f in folds:
-            total = sum(needed[p] for p, g in fold_of_paper.items() if g == f)
-            recall = len(found[f] & must) / total if total else 0.0
+            recall = len(found[f] & must) / totals[f] if totals[f] else 0.0
             hits = len(found[f])
             precision = hits / (hits + spurious[f]) if hits or spurious[f] else 0.0
             out.append(2 * recall * precision / (recall + precision)
