@@ -11,6 +11,13 @@ files into folds and another random state of the learners (seed 0 is the sorted 
 the shipped model's state), and prints their mean, then the standard deviation and range of
 each figure, then each dealing's row (to compare two versions dealing by dealing): a change
 to the decisions is real when it moves a figure by more than that.
+`--train-share S [S ...]` adds a learning curve: the learned rows again, each outer fold's
+model trained on the share S of its training papers alone (`kg.eval.cv.training_papers`,
+nested: a larger share holds a smaller one's papers; the held-out fold is scored whole),
+a row per share (the mean over `--repeats`, then its sd, range and dealings), then the
+means side by side and each share's difference from the largest, dealing by dealing. It
+says whether more annotated training abstracts would still raise the figures: a rise from
+share to share larger than the spread between dealings says so, a flat curve says not.
 `--ablation` adds the learned decisions with only the rules' verdicts as features, without
 each family of feature groups, with the rules' verdicts and one family, with the other
 number of acceptance stages (`kg.train.decisions.SECOND_STAGE`), with `proposes` decided
@@ -38,6 +45,7 @@ from kg.eval.cv import (
     gold_examples,
     learned_decider,
     load_gold_sets,
+    paired,
     parse_gold,
     rules_decider,
     score,
@@ -92,6 +100,35 @@ def _mean_rows(name: str, runs: list[dict[str, Report]]) -> list[str]:
     return rows
 
 
+def _print_curve(curve: dict[float, list[dict[str, Report]]]) -> None:
+    """The learning curve's means, a row a share, then each share's difference from the
+    largest share, paired dealing by dealing (mean and sd over the dealings)."""
+    dev2 = ("must_recall", "precision", "type_accuracy", "proposes_recall")
+    repeats = len(next(iter(curve.values())))
+    print(f"\nlearning curve (mean of {repeats} dealing{'s' * (repeats > 1)}):")
+    for share, runs in curve.items():
+        a, d = spreads(runs, "all"), spreads(runs, "dev2")
+        print(f"{f'  {share:.2f} of training':<28} "
+              + " ".join(f"{a[n].mean:6.3f}" for n in FIGURES) + " | "
+              + " ".join(f"{d[n].mean:6.3f}" for n in dev2))
+    top = max(curve)
+    print(f"difference from {top:.2f} of training, dealing by dealing (mean, sd):")
+    for share, runs in curve.items():
+        if share != top:
+            a, d = paired(runs, curve[top], "all"), paired(runs, curve[top], "dev2")
+            for label, pick in ((f"  {share:.2f} - {top:.2f}", lambda x: x.mean),
+                                ("    sd", lambda x: x.sd)):
+                print(f"{label:<28} " + " ".join(f"{pick(a[n]):+6.3f}" for n in FIGURES)
+                      + " | " + " ".join(f"{pick(d[n]):+6.3f}" for n in dev2))
+
+
+def _share(text: str) -> float:
+    share = float(text)
+    if not 0 < share <= 1:
+        raise argparse.ArgumentTypeError(f"a share is in (0, 1], not {text}")
+    return share
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gold-dir", default=str(ROOT.parent / "shared/data"))
@@ -103,6 +140,10 @@ def main() -> int:
     parser.add_argument("--errors", action="store_true")
     parser.add_argument("--repeats", type=int, default=1,
                         help="seeds of the folds and learners for the learned rows")
+    parser.add_argument("--train-share", type=_share, nargs="+", metavar="S",
+                        help="learning curve: learned rows trained on these shares (0, 1] "
+                        "of each fold's training papers (nested), the held-out fold whole; "
+                        "does annotating more training abstracts still help?")
     args = parser.parse_args()
     seeds = range(max(args.repeats, 1))
     t0 = time.perf_counter()
@@ -128,6 +169,15 @@ def main() -> int:
                                                     examples=examples, seed=seed), seed=seed)
                 for seed in seeds]
         print("\n".join(_mean_rows("learned (all features)", runs)), flush=True)
+    if args.train_share:
+        curve = {}
+        for share in sorted(set(args.train_share)):
+            curve[share] = [score(sets, parsed, learned_decider(
+                sets, parsed, lookup, FEATURE_NAMES, examples=examples, seed=seed,
+                train_share=share), seed=seed) for seed in seeds]
+            print("\n".join(_mean_rows(f"learned, {share:.2f} of training", curve[share])),
+                  flush=True)
+        _print_curve(curve)
     if args.ablation:
         k = args.ablation_folds
         print(f"ablation ({k} grouped folds):")

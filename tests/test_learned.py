@@ -15,7 +15,16 @@ import pytest
 
 import kg
 from kg.errors import ModelError
-from kg.eval.cv import GoldSet, Spread, folds, merge, paired, parse_modules, spreads
+from kg.eval.cv import (
+    GoldSet,
+    Spread,
+    folds,
+    merge,
+    paired,
+    parse_modules,
+    spreads,
+    training_papers,
+)
 from kg.eval.graph import Report
 from kg.extract.assemble import (
     PaperCandidates,
@@ -431,6 +440,21 @@ def test_other_seeds_deal_the_same_groups_into_other_folds() -> None:
     for found in dealt.values():
         assert sorted(g for fold in found for g in fold) == sorted(set(groups.values()))
         assert [len(fold) for fold in found] == [2, 2, 2, 2]
+
+
+def test_training_shares_are_nested_and_dealt_by_seed() -> None:
+    ids = [f"paper{i}" for i in range(41)]
+    half, most, whole = (training_papers(ids, share, seed=1) for share in (0.5, 0.75, 1.0))
+    assert (len(half), len(most)) == (round(0.5 * 41), round(0.75 * 41)) == (20, 31)
+    assert sorted(whole) == sorted(ids)
+    assert most[:20] == half and whole[:31] == most  # a larger share holds the smaller
+    # The input's order does not matter; another dealing's seed keeps other papers.
+    assert training_papers(reversed(ids), 0.5, seed=1) == half
+    assert set(training_papers(ids, 0.5, seed=2)) != set(half)
+    assert training_papers(ids, 0.5, seed=2) == training_papers(ids, 0.5, seed=2)
+    for share in (0.0, -0.5, 1.5):
+        with pytest.raises(ValueError, match="share"):
+            training_papers(ids, share)
 
 
 def test_spreads_and_paired_differences_of_repeated_runs() -> None:

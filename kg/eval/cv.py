@@ -304,6 +304,21 @@ def must_counts(sets: Sequence[GoldSet]) -> dict[str, int]:
     return {p.id: sum(c.must for c in s.gold_of[p.id].concepts) for s in sets for p in s.papers}
 
 
+TRAIN_SHARE_SEED = 1000  # `training_papers` shuffles by this + the dealing's seed
+
+
+def training_papers(ids: Iterable[str], share: float, seed: int = 0) -> list[str]:
+    """`share` of the papers `ids` for a learning curve (`cv_eval.py --train-share`): the
+    first round(share * n) of them, sorted, then shuffled by `TRAIN_SHARE_SEED` + `seed`. At
+    one seed the papers of a smaller share are a prefix of a larger share's (nested), so the
+    curve's steps add papers and change nothing else."""
+    if not 0 < share <= 1:
+        raise ValueError(f"a share of the training papers is in (0, 1], not {share}")
+    order = sorted(ids)
+    random.Random(TRAIN_SHARE_SEED + seed).shuffle(order)
+    return order[:round(share * len(order))]
+
+
 def learned_decider(
     sets: Sequence[GoldSet],
     parsed: dict[str, ParsedGold],
@@ -317,20 +332,23 @@ def learned_decider(
     proposes_learners: Sequence[str] = PROPOSES_LEARNERS,
     learn_cut: bool = True,
     type_learners: Sequence[str] = TYPE_LEARNERS,
+    train_share: float = 1.0,
 ) -> Decider:
     """Per held-out group: train on every other group's papers, decide the group's papers
     (`examples`: `gold_examples`, when the caller has them already; `stack`: acceptance in
     two stages; `seed`: the learners' random state; `proposes_learners`, `learn_cut`: how
     `proposes` is learnt; `type_learners`: how the types are — all as in
-    `kg.train.decisions.train`)."""
+    `kg.train.decisions.train`; `train_share`: train on that share of the other groups'
+    papers alone, `training_papers` at `seed`, for a learning curve)."""
     examples = examples if examples is not None else gold_examples(sets, parsed, lookup)
     group_of = {p.id: s.groups[p.id] for s in sets for p in s.papers}
     needed = must_counts(sets)
 
     def decide(ids: list[str]) -> list[list[Mention]]:
         held_out = {group_of[i] for i in ids}
-        training = [e for pid, ex in examples.items() if group_of[pid] not in held_out
-                    for e in ex]
+        others = [pid for pid in examples if group_of[pid] not in held_out]
+        kept = set(training_papers(others, train_share, seed))
+        training = [e for pid in others if pid in kept for e in examples[pid]]
         model = DecisionModel.from_json(train(training, features, stack=stack, seed=seed,
                                               proposes_learners=proposes_learners,
                                               learn_cut=learn_cut, must_counts=needed,
