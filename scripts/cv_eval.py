@@ -105,14 +105,17 @@ def _print_curve(curve: dict[float, list[dict[str, Report]]]) -> None:
     largest share, paired dealing by dealing (mean and sd over the dealings)."""
     dev2 = ("must_recall", "precision", "type_accuracy", "proposes_recall")
     repeats = len(next(iter(curve.values())))
-    print(f"\nlearning curve (mean of {repeats} dealing{'s' * (repeats > 1)}):")
+    print(f"\nlearning curve (learned on a share of each fold's training papers; mean of "
+          f"{repeats} dealing{'s' * (repeats > 1)}):")
     for share, runs in curve.items():
         a, d = spreads(runs, "all"), spreads(runs, "dev2")
-        print(f"{f'  {share:.2f} of training':<28} "
+        print(f"{f'  learned on {share:.2f}':<28} "
               + " ".join(f"{a[n].mean:6.3f}" for n in FIGURES) + " | "
               + " ".join(f"{d[n].mean:6.3f}" for n in dev2))
     top = max(curve)
-    print(f"difference from {top:.2f} of training, dealing by dealing (mean, sd):")
+    if len(curve) < 2:
+        return
+    print(f"difference from learned on {top:.2f}, paired dealing by dealing (mean, sd):")
     for share, runs in curve.items():
         if share != top:
             a, d = paired(runs, curve[top], "all"), paired(runs, curve[top], "dev2")
@@ -175,7 +178,7 @@ def main() -> int:
             curve[share] = [score(sets, parsed, learned_decider(
                 sets, parsed, lookup, FEATURE_NAMES, examples=examples, seed=seed,
                 train_share=share), seed=seed) for seed in seeds]
-            print("\n".join(_mean_rows(f"learned, {share:.2f} of training", curve[share])),
+            print("\n".join(_mean_rows(f"learned on {share:.2f}", curve[share])),
                   flush=True)
         _print_curve(curve)
     if args.ablation:
