@@ -119,10 +119,10 @@ def _print_curve(curve: dict[float, list[dict[str, Report]]]) -> None:
     for share, runs in curve.items():
         if share != top:
             a, d = paired(runs, curve[top], "all"), paired(runs, curve[top], "dev2")
-            for label, pick in ((f"  {share:.2f} - {top:.2f}", lambda x: x.mean),
-                                ("    sd", lambda x: x.sd)):
-                print(f"{label:<28} " + " ".join(f"{pick(a[n]):+6.3f}" for n in FIGURES)
-                      + " | " + " ".join(f"{pick(d[n]):+6.3f}" for n in dev2))
+            for label, pick in ((f"  {share:.2f} - {top:.2f}", lambda x: f"{x.mean:+6.3f}"),
+                                ("    sd", lambda x: f"{x.sd:6.3f}")):
+                print(f"{label:<28} " + " ".join(pick(a[n]) for n in FIGURES)
+                      + " | " + " ".join(pick(d[n]) for n in dev2))
 
 
 def _share(text: str) -> float:
