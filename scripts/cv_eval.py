@@ -1,6 +1,7 @@
 """Cross-validated extraction quality over the gold abstracts (`make eval`; kg.eval.cv).
 
-    python scripts/cv_eval.py [--repeats N] [--ablation] [--errors] [--gold-dir ../shared/data]
+    python scripts/cv_eval.py [--repeats N] [--ablation] [--errors] [--train-share S ...]
+                               [--gold-dir ../shared/data]
 
 Prints candidate recall, then a table per decision setting: the rules alone and the learned
 decisions (8 folds grouped by conference file), over all 139 gold abstracts and dev2 alone;
