@@ -72,9 +72,6 @@ PARALLEL_THRESHOLD = 400
 CACHE_READ_BATCH = 2048
 # Papers a worker process extracts at a time; no more papers than this run in this process.
 WORKER_BATCH = 32
-# Cached records to read, at least, for new papers to go to worker processes before they are
-# read (an incremental build), however few the new papers: reading 2,048 records takes ~1 s.
-OVERLAP_RECORDS = 1024
 
 
 def default_processes(n_papers: int) -> int:
@@ -124,9 +121,9 @@ def extract_corpus(
     worker processes, or as tasks on the Dask cluster `dask` (`kg.extract.cluster`). With
     `cache` (a folder), parses and extraction records are reused and stored there
     (`kg.extract.cache`); `counts`, if given, adds up where they came from. `meanwhile` is
-    called once when this process would otherwise wait for workers that started on the new
-    papers of an incremental build (the cached records read), e.g. to load what later stages
-    need."""
+    called once when this process would otherwise wait for worker processes (they started on
+    the new papers of an incremental build and the cached records are read, or they extract
+    every paper not in the cache), e.g. to load what later stages need."""
     config = config or ExtractorConfig()
     counts = counts if counts is not None else ExtractCounts()
     folder = str(cache) if cache is not None else None
@@ -139,7 +136,7 @@ def extract_corpus(
         sent: set[str] = set()  # the ids of the papers the workers started on
         if folder is not None:  # papers whose records the cache has need no worker at all
             todo, seen = _uncached((p for p in papers if p.abstract), config, folder)
-            if todo and dask is None and n_process != 1 and seen - len(todo) >= OVERLAP_RECORDS:
+            if todo and dask is None and n_process != 1 and seen > len(todo):
                 # An incremental build: the new papers go to worker processes now, and this
                 # process reads the others' records while they run (issue 14).
                 workers = min(n_process or default_processes(len(todo)),
@@ -182,6 +179,8 @@ def extract_corpus(
             stream = running.enter_context(extracting(
                 todo, n_process=processes, batch_size=WORKER_BATCH, config=config,
                 cache=folder))
+            if not sent and meanwhile is not None:
+                meanwhile()  # the workers have started: off the critical path (issue 14)
         _take(stream, results, spans, counts, progress)
     return results
 

@@ -286,7 +286,6 @@ def test_new_papers_go_to_workers_before_the_cached_records_are_read(
     monkeypatch.setattr(kg_build, "extracting", starting)
     monkeypatch.setattr(kg_build, "cached_extractions", reading)
     monkeypatch.setattr(kg_build, "prepare_later_stages", preparing)
-    monkeypatch.setattr(kg_build, "OVERLAP_RECORDS", 3)
     out = tmp_path / "grown.ttl"
     grown = run_build([SMALL, more], out, n_process=2, cache=folder)
     ids = sorted(p.id for p in read_papers([SMALL]))
@@ -295,6 +294,39 @@ def test_new_papers_go_to_workers_before_the_cached_records_are_read(
     assert (grown.extraction.reused, grown.extraction.parsed, grown.extraction.papers) == (3, 4, 5)
     _, full = build(tmp_path, "full", [SMALL, more], False)
     assert out.read_bytes() == full
+
+
+@pytest.mark.parametrize("cached", [True, False])
+def test_later_stages_load_while_workers_extract(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cached: bool) -> None:
+    """A build whose papers go to worker processes loads what linking needs
+    (`prepare_later_stages`) once, after the workers started and before their results are
+    taken: this process would otherwise only wait for them (issue 14)."""
+    events: list[str] = []
+    started = kg_build.extracting
+    prepare = kg_build.prepare_later_stages
+
+    @contextmanager
+    def starting(papers, **kw):  # type: ignore[no-untyped-def]
+        events.append(f"{kw['n_process']} workers")
+        with started(papers, **kw) as results:
+            def taken():  # type: ignore[no-untyped-def]
+                for result in results:
+                    events.append("result")
+                    yield result
+            yield taken()
+
+    def preparing(store: bool) -> None:
+        events.append("later stages")
+        prepare(store)
+
+    monkeypatch.setattr(kg_build, "extracting", starting)
+    monkeypatch.setattr(kg_build, "prepare_later_stages", preparing)
+    monkeypatch.setattr(kg_build, "WORKER_BATCH", 8)  # the 19 papers: more than one batch
+    folder = tmp_path / "cache" if cached else False
+    run_build([EXAMPLE], tmp_path / "g.ttl", n_process=2, cache=folder)
+    assert events[:2] == ["2 workers", "later stages"]
+    assert events.count("later stages") == 1 and events.count("result") >= 1
 
 
 def test_two_processes_fill_and_read_one_cache(tmp_path: Path) -> None:
