@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 
 from kg.extract.count_tables import count_table
 from kg.extract.span_types import COLUMNS
@@ -73,6 +74,13 @@ def _shares(prefix: str, counts: dict[str, int], columns: Sequence[str]) -> dict
     return out
 
 
+@lru_cache(maxsize=1 << 16)
+def _context_shares(source: str, side: str, word: str) -> tuple[tuple[str, float], ...]:
+    """`_shares` of the spans next to `word` (a word is met again and again across papers)."""
+    return tuple(_shares(f"ctx_{source}_{side}", _counts(f"{source}:{side}:{word}"),
+                         SOURCE_COLUMNS[source]).items())
+
+
 def context_type_features(contexts: Sequence[tuple[str, str]], keys: Sequence[str],
                           ) -> dict[str, float]:
     """The features (`NAMES`) of a candidate whose occurrences stand between the
@@ -81,12 +89,10 @@ def context_type_features(contexts: Sequence[tuple[str, str]], keys: Sequence[st
     spans next to that word (smoothed by one) and log(1 + their number), averaged over the
     occurrences; SciREX's counts of the span likewise."""
     f = dict.fromkeys(NAMES, 0.0)
-    for source, columns in SOURCE_COLUMNS.items():
+    for source in SOURCE_COLUMNS:
         for i, side in enumerate(SIDES):
             for context in contexts:
-                found = _shares(f"ctx_{source}_{side}",
-                                _counts(f"{source}:{side}:{context[i]}"), columns)
-                for name, value in found.items():
+                for name, value in _context_shares(source, side, context[i]):
                     f[name] += value / len(contexts)
     columns = SOURCE_COLUMNS["scirex"]
     span: dict[str, int] = {}
@@ -122,22 +128,30 @@ def window_type_features(windows: Sequence[Window]) -> dict[str, float]:
     f = dict.fromkeys(WINDOW_NAMES, 0.0)
     if not windows:
         return f
-    for source, columns in SOURCE_COLUMNS.items():
-        total = _counts(f"{source}:win:{WINDOW_TOTAL}")
-        spans = sum(total.get(c, 0) for c in columns)
-        if not spans:
-            continue
-        prior = {c: max(total.get(c, 0), 1) / spans for c in columns}
+    for source in SOURCE_COLUMNS:
         for before, after in windows:
             for side, words in (("win_prev", before), ("win_next", after)):
                 for word in dict.fromkeys(words):  # once each, in order: sums are
                     # the same in every process (a set's order follows the hash seed)
-                    counts = _counts(f"{source}:{side}:{word}")
-                    near = sum(counts.get(c, 0) for c in columns)
-                    if not near:
-                        continue
-                    for c in columns:
-                        share = (counts.get(c, 0) + WINDOW_PRIOR * prior[c]) / (
-                            near + WINDOW_PRIOR)
-                        f[f"win_{source}_{c}"] += math.log(share / prior[c]) / len(windows)
+                    for name, evidence in _window_evidence(source, side, word):
+                        f[name] += evidence / len(windows)
     return f
+
+
+@lru_cache(maxsize=1 << 16)
+def _window_evidence(source: str, side: str, word: str) -> tuple[tuple[str, float], ...]:
+    """Per type of `source`, log(the type's smoothed share among the spans `word` stands
+    near on `side` / its overall share); nothing for a word the table lacks (a word is met
+    again and again across papers: computed once)."""
+    columns = SOURCE_COLUMNS[source]
+    total = _counts(f"{source}:win:{WINDOW_TOTAL}")
+    spans = sum(total.get(c, 0) for c in columns)
+    counts = _counts(f"{source}:{side}:{word}")
+    near = sum(counts.get(c, 0) for c in columns)
+    if not spans or not near:
+        return ()
+    prior = {c: max(total.get(c, 0), 1) / spans for c in columns}
+    return tuple((f"win_{source}_{c}",
+                  math.log((counts.get(c, 0) + WINDOW_PRIOR * prior[c]) / (near + WINDOW_PRIOR)
+                           / prior[c]))
+                 for c in columns)
