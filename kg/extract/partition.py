@@ -10,10 +10,9 @@ task — the extractions are the same, so the graph does not depend on how paper
 from __future__ import annotations
 
 import multiprocessing as mp
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import islice
 
 from kg.extract.cache import (
     PREPARED,
@@ -140,7 +139,7 @@ def extracting(
     ctx = mp.get_context("fork" if fork else "spawn")
     if fork and load_first:
         preload(config, papers, cache)
-    jobs = ((batch, config, cache) for batch in _batched(papers, batch_size))
+    jobs = ((batch, config, cache) for batch in guided_batches(papers, batch_size, n_process))
     with ctx.Pool(n_process) as pool:
         packed = pool.imap(_work, jobs)  # the pool's threads hand jobs out from now
         yield (unpack(result) for result in packed)
@@ -164,7 +163,18 @@ def preload(config: ExtractorConfig, papers: Sequence[Paper], cache: str | None)
         extractor.preload()
 
 
-def _batched(items: Iterable[Paper], size: int) -> Iterator[list[Paper]]:
-    it = iter(items)
-    while batch := list(islice(it, size)):
-        yield batch
+def guided_batches(items: Sequence[Paper], size: int, workers: int) -> Iterator[list[Paper]]:
+    """`items` in order, in lists of `size` until the end is near, then shorter ones (a
+    `2 * workers`-th of what is left, a quarter of `size` at least), so that the workers
+    finish together instead of one of them running a last whole batch alone (guided
+    self-scheduling; issue 14: the 2-process speed-up). How the papers are split does not
+    change what is extracted.
+
+    >>> [len(b) for b in guided_batches(list(range(100)), 16, 2)]
+    [16, 16, 16, 13, 10, 8, 6, 4, 4, 4, 3]
+    """
+    start, floor = 0, max(1, size // 4)
+    while start < len(items):
+        n = min(size, max(floor, -(-(len(items) - start) // (2 * workers))))
+        yield list(items[start : start + n])
+        start += n
