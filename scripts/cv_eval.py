@@ -40,6 +40,7 @@ from pathlib import Path
 
 from kg.eval.cv import (
     FIGURES,
+    TRAINING_DIR,
     candidate_recall,
     confusion_rows,
     error_kinds,
@@ -50,6 +51,7 @@ from kg.eval.cv import (
     parse_gold,
     rules_decider,
     score,
+    scored_sets,
     spreads,
     type_confusion,
 )
@@ -142,6 +144,12 @@ def main() -> int:
     parser.add_argument("--no-main", action="store_true",
                         help="skip the rules/learned rows (with --ablation: the ablation alone)")
     parser.add_argument("--errors", action="store_true")
+    parser.add_argument("--training", type=Path, default=TRAINING_DIR,
+                        help="folder of training-only annotated abstracts (default: "
+                             "kg/train/annotated): they train every fold whose test holds no "
+                             "paper of their conference file, and are never scored")
+    parser.add_argument("--no-training", action="store_true",
+                        help="the gold files alone (without --training's abstracts)")
     parser.add_argument("--repeats", type=int, default=1,
                         help="seeds of the folds and learners for the learned rows")
     parser.add_argument("--train-share", type=_share, nargs="+", metavar="S",
@@ -151,12 +159,15 @@ def main() -> int:
     args = parser.parse_args()
     seeds = range(max(args.repeats, 1))
     t0 = time.perf_counter()
-    sets = load_gold_sets(Path(args.gold_dir))
+    sets = load_gold_sets(Path(args.gold_dir), None if args.no_training else args.training)
     parsed = parse_gold(sets, Path(args.cache))
     lookup = _default_gazetteer().lookup
     found, total = candidate_recall(sets, parsed)
-    print(f"papers {sum(len(s.papers) for s in sets)}; groups (conference files) "
-          f"{len({g for s in sets for g in s.groups.values()})}")
+    scored = scored_sets(sets)
+    extra = [s for s in sets if not s.scored]
+    print(f"papers {sum(len(s.papers) for s in scored)}; groups (conference files) "
+          f"{len({g for s in scored for g in s.groups.values()})}; training only: "
+          + (", ".join(f"{s.name} ({len(s.papers)} abstracts)" for s in extra) or "none"))
     print(f"candidate recall (must concepts some candidate matches): {found / total:.3f} "
           f"({found}/{total})")
     print()

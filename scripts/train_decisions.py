@@ -1,4 +1,5 @@
-"""Train the learned extraction decisions on every gold abstract (`make train-decisions`).
+"""Train the learned extraction decisions on every gold abstract and the training-only
+annotated abstracts of kg/train/annotated (`make train-decisions`).
 
     python scripts/train_decisions.py [--gold-dir ../shared/data] [-o kg/data/decisions.json.gz]
 
@@ -12,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from kg.eval.cv import gold_examples, load_gold_sets, must_counts, parse_gold
+from kg.eval.cv import TRAINING_DIR, gold_examples, load_gold_sets, must_counts, parse_gold
 from kg.extract.extractor import _default_gazetteer
 from kg.extract.features import FEATURE_NAMES
 from kg.train.decisions import train, write_model
@@ -24,9 +25,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gold-dir", default=str(ROOT.parent / "shared/data"))
     parser.add_argument("--cache", default=str(ROOT / "build"))
+    parser.add_argument("--training", type=Path, default=TRAINING_DIR,
+                        help="folder of training-only annotated abstracts (kg/train/annotated)")
+    parser.add_argument("--no-training", action="store_true",
+                        help="the gold files alone")
     parser.add_argument("-o", "--output", default=str(ROOT / "kg/data/decisions.json.gz"))
     args = parser.parse_args()
-    sets = load_gold_sets(Path(args.gold_dir))
+    sets = load_gold_sets(Path(args.gold_dir), None if args.no_training else args.training)
     parsed = parse_gold(sets, Path(args.cache))
     lookup = _default_gazetteer().lookup
     examples = [e for per_paper in gold_examples(sets, parsed, lookup).values()

@@ -19,13 +19,17 @@ from kg.eval.cv import (
     GoldSet,
     Spread,
     folds,
+    load_gold_sets,
     merge,
     paired,
+    parse_gold,
     parse_modules,
+    score,
+    scored_sets,
     spreads,
     training_papers,
 )
-from kg.eval.graph import Report
+from kg.eval.graph import GoldPaper, Report
 from kg.extract.assemble import (
     PaperCandidates,
     ParsedField,
@@ -65,7 +69,7 @@ from kg.train.decisions import (
     train,
     write_model,
 )
-from kg.types import ConceptType, Field
+from kg.types import ConceptType, Field, Mention, Paper
 
 
 def _data(n: int = 300) -> tuple[np.ndarray, np.ndarray]:
@@ -578,3 +582,41 @@ def test_a_feature_table_decides_as_its_dicts_do() -> None:
     stacked = with_stack_features(model, table, keys, spans)
     assert stacked.names[-len(STACK_NAMES):] == STACK_NAMES
     assert model.decide(stacked) == model.decide([papers[i][k] for i, k in keys])
+
+
+def test_training_only_sets_train_but_are_never_dealt_into_folds_or_scored() -> None:
+    """Annotated abstracts kept for training (kg/train/annotated) are in no fold and no
+    figure: `score` asks the decider only for the gold papers."""
+    text = "We propose FooNet, a recurrent network for image parsing, and test it on BarSet."
+    scored = Paper("p1", text, title="FooNet")
+    extra = Paper("p2", text.replace("FooNet", "BazNet"), title="BazNet")
+    gold = GoldPaper(1, text[:40], ())
+    sets = [GoldSet("gold", [scored], [gold], {"p1": "venue-a"}, {"p1": gold}),
+            GoldSet("extra", [extra], [gold], {"p2": "venue-b"}, {"p2": gold}, scored=False)]
+    assert scored_sets(sets) == sets[:1]
+    assert folds(scored_sets(sets)) == [{"venue-a"}]
+    asked: list[str] = []
+
+    def decide(ids: list[str]) -> list[list[Mention]]:
+        asked.extend(ids)
+        return [[] for _ in ids]
+
+    reports = score(sets, parse_gold(sets), decide)
+    assert asked == ["p1"] and set(reports) == {"gold", "all"}
+
+
+def test_training_only_sets_load_from_their_folder_grouped_by_conference_file(
+        tmp_path: Path, shared_data: Path) -> None:
+    text = "We propose FooNet, a recurrent network for image parsing."
+    (tmp_path / "extra_papers.json").write_text(json.dumps(
+        [{"id": "x1", "title": "FooNet", "abstract": text, "venue": "acl2022"}]))
+    (tmp_path / "extra_gold.json").write_text(json.dumps({"papers": [
+        {"n": 1, "id": "x1", "venue": "acl2022", "title": "FooNet", "abstract_start": text[:40],
+         "concepts": [{"label": "FooNet", "aliases": [], "types": ["Method"],
+                       "role": "proposes", "need": "must"}]}]}))
+    sets = load_gold_sets(shared_data, tmp_path)
+    assert [(s.name, s.scored) for s in sets] == [("iclr2025", True), ("dev2", True),
+                                                  ("extra", False)]
+    assert sets[2].groups == {"x1": "acl2022"}
+    assert "acl2022" in set(sets[1].groups.values())  # held out together with dev2's papers
+    assert [s.name for s in load_gold_sets(shared_data)] == ["iclr2025", "dev2"]

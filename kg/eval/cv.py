@@ -45,6 +45,9 @@ from kg.types import ConceptType, Corpus, Extraction, Field, Mention, Paper
 
 SAMPLE_GROUP = "iclr2025"
 FOLDS = 8  # conference files dealt round-robin (sorted by name) into this many folds
+# Annotated abstracts that only ever train (never scored): `<name>_papers.json` and
+# `<name>_gold.json` pairs, drawn from the gold files' conference files (kg/train/annotated/).
+TRAINING_DIR = Path(__file__).resolve().parents[1] / "train" / "annotated"
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,14 +59,23 @@ class GoldSet:
     gold: list[GoldPaper]
     groups: dict[str, str]  # paper id -> group
     gold_of: dict[str, GoldPaper]  # paper id -> its gold annotation
+    # False: training data only (`TRAINING_DIR`): in no fold's test and no figure, and out of
+    # training while its group (conference file) is held out.
+    scored: bool = True
 
 
-def load_gold_sets(shared: Path) -> list[GoldSet]:
-    """The sample (ICLR 2025, one group) and dev2 (grouped by conference file) gold sets."""
+def load_gold_sets(shared: Path, training: Path | None = None) -> list[GoldSet]:
+    """The sample (ICLR 2025, one group) and dev2 (grouped by conference file) gold sets,
+    then the training-only sets of folder `training` (`TRAINING_DIR`; None: none), grouped
+    by conference file too."""
     specs = [
         ("iclr2025", shared / "iclr2025_abstracts.txt", shared / "gold/iclr2025_gold.json"),
         ("dev2", shared / "gold/dev2_papers.json", shared / "gold/dev2_gold.json"),
     ]
+    if training is not None:
+        specs += [(gold.name.removesuffix("_gold.json"),
+                   gold.with_name(gold.name.replace("_gold.json", "_papers.json")), gold)
+                  for gold in sorted(training.glob("*_gold.json"))]
     sets = []
     for name, papers_path, gold_path in specs:
         papers = list(read_papers([papers_path]))
@@ -74,8 +86,14 @@ def load_gold_sets(shared: Path) -> list[GoldSet]:
         papers = [p for p in papers if p.id in gold_of]
         groups = {p.id: SAMPLE_GROUP if name == "iclr2025" else (p.venue or name)
                   for p in papers}
-        sets.append(GoldSet(name, papers, gold, groups, gold_of))
+        sets.append(GoldSet(name, papers, gold, groups, gold_of,
+                            scored=name in ("iclr2025", "dev2")))
     return sets
+
+
+def scored_sets(sets: Sequence[GoldSet]) -> list[GoldSet]:
+    """The sets the figures are measured on (not the training-only ones)."""
+    return [s for s in sets if s.scored]
 
 
 @dataclass(slots=True)
@@ -189,7 +207,7 @@ def examples_of(parsed: ParsedGold, gold: GoldPaper, lookup: Callable[[str], Any
 def candidate_recall(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold]) -> tuple[int, int]:
     """(must concepts some candidate group matches, must concepts) over the gold sets."""
     found = total = 0
-    for s in sets:
+    for s in scored_sets(sets):
         for paper in s.papers:
             cands = group_candidates(parsed[paper.id].fields)
             keys = set().union(*(group_keys(g) for g in cands.groups.values()))
@@ -209,12 +227,13 @@ def score(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold], decide: Decide
     """Decide every paper (held-out group by held-out group), canonicalise per gold set and
     score: a report per gold set and "all" (`seed`: which dealing of groups into folds)."""
     mentions: dict[str, list[Mention]] = {}
-    for fold in folds(sets, k, seed):
-        ids = [p.id for s in sets for p in s.papers if s.groups[p.id] in fold]
+    scored = scored_sets(sets)
+    for fold in folds(scored, k, seed):
+        ids = [p.id for s in scored for p in s.papers if s.groups[p.id] in fold]
         for pid, found in zip(ids, decide(ids), strict=True):
             mentions[pid] = found
     reports = {}
-    for s in sets:
+    for s in scored:
         extractions = {}
         for p in s.papers:
             base = parsed[p.id].extraction
@@ -227,7 +246,7 @@ def score(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold], decide: Decide
                         concepts=canonical.concepts, links=canonical.links)
         abstracts, preds = predictions_from_corpus(corpus)
         reports[s.name] = evaluate(s.gold, abstracts, preds)
-    reports["all"] = merge(reports[s.name] for s in sets)
+    reports["all"] = merge(reports[s.name] for s in scored)
     return reports
 
 
@@ -441,7 +460,7 @@ def error_kinds(sets: Sequence[GoldSet], parsed: dict[str, ParsedGold],
     candidate group looks like (`shape_of`) and where it stands (title, abstract, a gold
     concept it overlaps), read from the features the decisions saw."""
     kinds: Counter[str] = Counter()
-    for s in sets:
+    for s in scored_sets(sets):
         report = reports[s.name]
         views = {}
         for p in s.papers:
