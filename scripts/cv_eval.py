@@ -1,7 +1,7 @@
 """Cross-validated extraction quality over the gold abstracts (`make eval`; kg.eval.cv).
 
     python scripts/cv_eval.py [--repeats N] [--ablation] [--errors] [--train-share S ...]
-                               [--gold-dir ../shared/data]
+                               [--training [DIR]] [--gold-dir ../shared/data]
 
 Prints candidate recall, then a table per decision setting: the rules alone and the learned
 decisions (8 folds grouped by conference file), over all 139 gold abstracts and dev2 alone;
@@ -144,12 +144,10 @@ def main() -> int:
     parser.add_argument("--no-main", action="store_true",
                         help="skip the rules/learned rows (with --ablation: the ablation alone)")
     parser.add_argument("--errors", action="store_true")
-    parser.add_argument("--training", type=Path, default=TRAINING_DIR,
-                        help="folder of training-only annotated abstracts (default: "
-                             "kg/train/annotated): they train every fold whose test holds no "
-                             "paper of their conference file, and are never scored")
-    parser.add_argument("--no-training", action="store_true",
-                        help="the gold files alone (without --training's abstracts)")
+    parser.add_argument("--training", type=Path, nargs="?", const=TRAINING_DIR, default=None,
+                        help="also train on the training-only annotated abstracts of this folder "
+                             "(without a value: kg/train/annotated): they train every fold whose "
+                             "test holds no paper of their conference file, and are never scored")
     parser.add_argument("--repeats", type=int, default=1,
                         help="seeds of the folds and learners for the learned rows")
     parser.add_argument("--train-share", type=_share, nargs="+", metavar="S",
@@ -159,7 +157,7 @@ def main() -> int:
     args = parser.parse_args()
     seeds = range(max(args.repeats, 1))
     t0 = time.perf_counter()
-    sets = load_gold_sets(Path(args.gold_dir), None if args.no_training else args.training)
+    sets = load_gold_sets(Path(args.gold_dir), args.training)
     parsed = parse_gold(sets, Path(args.cache))
     lookup = _default_gazetteer().lookup
     found, total = candidate_recall(sets, parsed)

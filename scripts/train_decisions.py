@@ -1,7 +1,7 @@
-"""Train the learned extraction decisions on every gold abstract and the training-only
-annotated abstracts of kg/train/annotated (`make train-decisions`).
+"""Train the learned extraction decisions on every gold abstract (`make train-decisions`).
 
     python scripts/train_decisions.py [--gold-dir ../shared/data] [-o kg/data/decisions.json.gz]
+        [--training [DIR]]
 
 Writes the model `kg build` ships (kg.extract.learned). Its quality figures are the
 cross-validated ones of `make eval` (scripts/cv_eval.py), never measured on these papers.
@@ -25,13 +25,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--gold-dir", default=str(ROOT.parent / "shared/data"))
     parser.add_argument("--cache", default=str(ROOT / "build"))
-    parser.add_argument("--training", type=Path, default=TRAINING_DIR,
-                        help="folder of training-only annotated abstracts (kg/train/annotated)")
-    parser.add_argument("--no-training", action="store_true",
-                        help="the gold files alone")
+    parser.add_argument("--training", type=Path, nargs="?", const=TRAINING_DIR, default=None,
+                        help="also train on the training-only annotated abstracts of this folder "
+                             "(without a value: kg/train/annotated)")
     parser.add_argument("-o", "--output", default=str(ROOT / "kg/data/decisions.json.gz"))
     args = parser.parse_args()
-    sets = load_gold_sets(Path(args.gold_dir), None if args.no_training else args.training)
+    sets = load_gold_sets(Path(args.gold_dir), args.training)
     parsed = parse_gold(sets, Path(args.cache))
     lookup = _default_gazetteer().lookup
     examples = [e for per_paper in gold_examples(sets, parsed, lookup).values()
