@@ -14,7 +14,8 @@ from kg.eval.graph import load_gold
 from kg.normalize import norm_key
 from kg.types import ConceptType, Role
 
-SETS = sorted(TRAINING_DIR.glob("*_gold.json"))
+# The folder's own sets and its variants in subfolders (`cv_eval.py --training SUBFOLDER`).
+SETS = sorted([*TRAINING_DIR.glob("*_gold.json"), *TRAINING_DIR.glob("*/*_gold.json")])
 ROLES = {r.value for r in Role}
 TYPES = {t.value for t in ConceptType}
 
@@ -27,7 +28,7 @@ def test_there_is_training_data() -> None:
     assert SETS, TRAINING_DIR
 
 
-@pytest.mark.parametrize("gold_path", SETS, ids=lambda p: p.name)
+@pytest.mark.parametrize("gold_path", SETS, ids=lambda p: str(p.relative_to(TRAINING_DIR)))
 def test_each_record_is_one_drawn_papers_with_allowed_values(gold_path) -> None:  # type: ignore[no-untyped-def]
     papers = json.loads(gold_path.with_name(
         gold_path.name.replace("_gold.json", "_papers.json")).read_text(encoding="utf-8"))
