@@ -69,15 +69,15 @@ def load_gold_sets(shared: Path, training: Path | None = None) -> list[GoldSet]:
     then the training-only sets of folder `training` (`TRAINING_DIR`; None: none), grouped
     by conference file too."""
     specs = [
-        ("iclr2025", shared / "iclr2025_abstracts.txt", shared / "gold/iclr2025_gold.json"),
-        ("dev2", shared / "gold/dev2_papers.json", shared / "gold/dev2_gold.json"),
+        ("iclr2025", shared / "iclr2025_abstracts.txt", shared / "gold/iclr2025_gold.json", True),
+        ("dev2", shared / "gold/dev2_papers.json", shared / "gold/dev2_gold.json", True),
     ]
     if training is not None:
         specs += [(gold.name.removesuffix("_gold.json"),
-                   gold.with_name(gold.name.replace("_gold.json", "_papers.json")), gold)
+                   gold.with_name(gold.name.replace("_gold.json", "_papers.json")), gold, False)
                   for gold in sorted(training.glob("*_gold.json"))]
     sets = []
-    for name, papers_path, gold_path in specs:
+    for name, papers_path, gold_path, scored in specs:
         papers = list(read_papers([papers_path]))
         gold = load_gold(gold_path)
         aligned = align(gold, {p.id: p.abstract or "" for p in papers})
@@ -86,8 +86,7 @@ def load_gold_sets(shared: Path, training: Path | None = None) -> list[GoldSet]:
         papers = [p for p in papers if p.id in gold_of]
         groups = {p.id: SAMPLE_GROUP if name == "iclr2025" else (p.venue or name)
                   for p in papers}
-        sets.append(GoldSet(name, papers, gold, groups, gold_of,
-                            scored=name in ("iclr2025", "dev2")))
+        sets.append(GoldSet(name, papers, gold, groups, gold_of, scored=scored))
     return sets
 
 
