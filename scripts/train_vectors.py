@@ -37,8 +37,11 @@ def abstracts(folder: Path) -> list[str]:
 def write_corpus(texts: list[str], path: Path) -> int:
     """Tokenise with spaCy's English rules and lowercase, one abstract a line; returns tokens."""
     import spacy
+    from spacy.tokenizer import Tokenizer
 
     tokenizer = spacy.blank("en").tokenizer
+    # spaCy types a pipeline's tokenizer as any callable; a blank pipeline's is its Tokenizer.
+    assert isinstance(tokenizer, Tokenizer)
     n = 0
     with path.open("w", encoding="utf-8") as fh:
         for doc in tokenizer.pipe(texts, batch_size=1000):
