@@ -287,11 +287,11 @@ def sota_extractor(vocab: Path, b: Builder, task_iris: dict[str, str]) -> None:
                             b.add(model, "Model", "sota-model")
     with (base / "synonyms.csv").open(encoding="utf-8", newline="") as fh:
         for row in csv.DictReader(fh, skipinitialspace=True):
-            task, synonym = rules.clean_label(row["task"]), rules.clean_label(row["synonym"])
-            if task in SOTA_NOT_TASKS:
+            label, synonym = rules.clean_label(row["task"]), rules.clean_label(row["synonym"])
+            if label in SOTA_NOT_TASKS:
                 continue
-            iri = task_iris.get(norm_key(synonym)) or task_iris.get(norm_key(task)) or ""
-            b.add(task, "Task", "sota-synonym", iri)
+            iri = task_iris.get(norm_key(synonym)) or task_iris.get(norm_key(label)) or ""
+            b.add(label, "Task", "sota-synonym", iri)
             b.add(synonym, "Task", "sota-synonym", iri)
 
 
@@ -382,7 +382,7 @@ def finalize(b: Builder) -> tuple[list[tuple[str, ...]], list[tuple[str, str, st
         if slot not in best or (best[slot].islower(), best[slot]) > (r.label.islower(), r.label):
             best[slot] = r.label
     generic: dict[str, bool] = {}
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for (key, ctype, source, source_id), label in sorted(best.items()):
         if key not in generic:
             zipf = zipf_frequency(key, "en") if " " not in key else 0.0
