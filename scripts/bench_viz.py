@@ -120,7 +120,7 @@ def bench_map(graph: Path, max_nodes: int, runs: int) -> None:
     """The map view of a real (analysed) graph: Python build time, page size, time to
     interactive (`kgMap.readyAt`: first frame drawn, labels sized, every control wired) and the
     time of a click on the largest community (panel and selection)."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import Error, sync_playwright
 
     from viz import build_page
 
@@ -136,7 +136,11 @@ def bench_map(graph: Path, max_nodes: int, runs: int) -> None:
             context = browser.new_context(viewport=VIEWPORT)
             tab = context.new_page()
             errors: list[str] = []
-            tab.on("pageerror", lambda e, found=errors: found.append(str(e)))
+
+            def record(error: Error, found: list[str] = errors) -> None:
+                found.append(str(error))
+
+            tab.on("pageerror", record)
             tab.goto(path.as_uri())
             tab.wait_for_selector('body[data-ready="1"]', state="attached", timeout=300_000)
             figures = tab.evaluate(
