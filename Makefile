@@ -32,7 +32,7 @@ test: install-test
 
 lint: install-test
 	$(BIN)/ruff check kg queries viz tests scripts
-	$(BIN)/mypy kg queries viz
+	$(BIN)/mypy kg queries viz scripts
 
 ## Rebuild the shipped data from ../shared/data (only needed when the sources change).
 gazetteer: install-test
