@@ -197,10 +197,13 @@ def test_links_by_paper_are_slices_when_grouped_and_gathered_when_a_paper_comes_
     again = link("p1", "cnn")
     assert list(links_by_paper([a, c, again, b])) == [("p1", [a, again, b]), ("p2", [c])]
     assert list(links_by_paper([])) == []
-    # Given up (`release`), the list lets each paper's links go as they are taken.
-    for links in ([a, b, c], [a, c, again, b]):
+    # Given up (`release`), the list lets each paper's links go as they are taken, and the
+    # papers and their links come out as without `release`.
+    d = link("p3", "rnn")
+    for links in ([a, b, c], [a, c, again, b], [a, b, c, d]):
         given = list(links)
         taken = links_by_paper(given, release=True)
         paper, first = next(taken)
         assert paper == "p1" and a in first and a not in given
-        assert [paper for paper, _ in taken] == ["p2"] and not any(given)
+        assert [(paper, first), *taken] == list(links_by_paper(links)) and given == []
+    assert list(links_by_paper([], release=True)) == []

@@ -17,18 +17,9 @@ def links_by_paper(links: list[Link], *, release: bool = False,
     paper's links are consecutive (`links_grouped`; as canonicalisation and `Canonical.rekey`
     make them; issue 14: not a list per paper for the whole corpus at once, ~0.25 KB a
     paper), else gathered through a map by paper. With `release` the caller gives `links`
-    up: each paper's links leave it as they are yielded (the list ends blank or empty)."""
+    up: each paper's links leave it as they are yielded (the list ends empty)."""
     if links_grouped(links):
-        start = 0
-        while start < len(links):
-            end, paper_id = start + 1, links[start].paper_id
-            while end < len(links) and links[end].paper_id == paper_id:
-                end += 1
-            group = links[start:end]
-            if release:
-                links[start:end] = [None] * (end - start)  # type: ignore[list-item]
-            yield paper_id, group
-            start = end
+        yield from _cut_off(links) if release else _slices(links)
         return
     by_paper: dict[str, list[Link]] = {}
     for link in links:
@@ -43,6 +34,32 @@ def links_by_paper(links: list[Link], *, release: bool = False,
     links.clear()
     for paper_id in list(by_paper):
         yield paper_id, by_paper.pop(paper_id)
+
+
+def _slices(links: list[Link]) -> Iterator[tuple[str, list[Link]]]:
+    """Each paper's links of grouped `links`, a slice a paper."""
+    start = 0
+    while start < len(links):
+        end, paper_id = start + 1, links[start].paper_id
+        while end < len(links) and links[end].paper_id == paper_id:
+            end += 1
+        yield paper_id, links[start:end]
+        start = end
+
+
+def _cut_off(links: list[Link]) -> Iterator[tuple[str, list[Link]]]:
+    """`_slices`, each paper's links cut off `links` as they are taken: the list is reversed
+    in place so that the next paper's links are always its tail (deleting a tail costs its
+    length; deleting a head would move the whole list each time)."""
+    links.reverse()
+    while links:
+        start, paper_id = len(links) - 1, links[-1].paper_id
+        while start > 0 and links[start - 1].paper_id == paper_id:
+            start -= 1
+        group = links[start:]
+        del links[start:]
+        group.reverse()
+        yield paper_id, group
 
 
 def links_grouped(links: list[Link]) -> bool:
