@@ -62,7 +62,7 @@ class PaperShelf(Sequence[Paper]):
         self._file.flush()
         self._offsets = offsets
         self._index = index
-        self.by_id: Mapping[str, Paper] = PaperIndex(self, index)
+        self.by_id: PaperIndex = PaperIndex(self, index)
         """The papers by id (the last one of an id, as `{p.id: p for p in shelf}`)."""
 
     def __len__(self) -> int:

@@ -12,7 +12,7 @@ import logging
 import struct
 import tempfile
 from collections import defaultdict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import IO
 from urllib.parse import quote
@@ -191,12 +191,14 @@ class _GraphBuilder:
 
     # -- inputs ---------------------------------------------------------------------------
 
-    def _index_papers(self) -> Mapping[str, Paper]:
-        # Positions, not papers: a `PaperShelf`'s papers are read as the writer reaches them.
+    def _index_papers(self) -> PaperIndex:
+        """The papers by key (`paper_key`), as positions, not papers: a `PaperShelf`'s papers
+        are read as the writer reaches them. When every id of a shelf is given and unique,
+        the keys are the ids and the shelf's own index by id is this map."""
         papers = self.corpus.papers
         if isinstance(papers, PaperShelf) and "" not in papers.by_id and (
                 len(papers.by_id) == len(papers)):
-            return papers.by_id  # every id given and unique: the keys, and the shelf's own map
+            return papers.by_id
         index: dict[str, int] = {}
         for i, paper in enumerate(papers):
             key = paper_key(paper)
