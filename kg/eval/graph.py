@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pyoxigraph import QuerySolutions, Store
+
 from kg.errors import InputError
 from kg.normalize import norm_key
 from kg.rdf.io import open_graph
@@ -308,36 +310,50 @@ SELECT ?paper ?abstract WHERE { ?paper dcterms:abstract ?abstract }
 """
 
 
+@dataclass(slots=True)
+class _Found:
+    """A (paper, concept) pair of the graph as its rows give it: every label, type and role."""
+
+    labels: set[str] = field(default_factory=set)
+    type: str = ""
+    role: str = ""
+
+
+def _select(store: Store, query: str) -> QuerySolutions:
+    """The rows of a SELECT query (`Store.query` is typed for every query form)."""
+    result = store.query(query)
+    assert isinstance(result, QuerySolutions)
+    return result
+
+
 def predictions_from_graph(
     path: str | Path,
 ) -> tuple[dict[str, str], dict[str, list[Predicted]]]:
     """(abstracts by paper IRI, predicted concepts by paper IRI) of a graph file."""
     store = open_graph(path)
     abstracts = {
-        str(row["paper"].value): str(row["abstract"].value)  # type: ignore[union-attr]
-        for row in store.query(_ABSTRACTS_QUERY)  # type: ignore[union-attr]
+        str(row["paper"].value): str(row["abstract"].value)
+        for row in _select(store, _ABSTRACTS_QUERY)
     }
-    found: dict[tuple[str, str], dict[str, object]] = {}
+    found: dict[tuple[str, str], _Found] = {}
     pref: dict[str, str] = {}
-    for row in store.query(_GRAPH_QUERY):  # type: ignore[union-attr]
+    for row in _select(store, _GRAPH_QUERY):
         paper, concept = str(row["paper"].value), str(row["concept"].value)
-        item = found.setdefault((paper, concept), {"labels": set(), "type": "", "role": ""})
-        item["type"] = str(row["type"].value).rsplit("#", 1)[-1]
+        item = found.setdefault((paper, concept), _Found())
+        item.type = str(row["type"].value).rsplit("#", 1)[-1]
         if row["role"] is not None:
-            item["role"] = str(row["role"].value).rsplit("#", 1)[-1]
-        item["labels"].add(str(row["label"].value))  # type: ignore[attr-defined]
-    for row in store.query(  # type: ignore[union-attr]
-        "SELECT ?c ?l WHERE { ?c <http://www.w3.org/2004/02/skos/core#prefLabel> ?l }"
+            item.role = str(row["role"].value).rsplit("#", 1)[-1]
+        item.labels.add(str(row["label"].value))
+    for row in _select(
+        store, "SELECT ?c ?l WHERE { ?c <http://www.w3.org/2004/02/skos/core#prefLabel> ?l }"
     ):
         pref[str(row["c"].value)] = str(row["l"].value)
     preds: dict[str, list[Predicted]] = {}
     for (paper, concept), item in sorted(found.items()):
-        labels = sorted(item["labels"])  # type: ignore[call-overload]
+        labels = sorted(item.labels)
         first = pref.get(concept, labels[0])
         ordered = (first, *(x for x in labels if x != first))
-        preds.setdefault(paper, []).append(
-            Predicted(ordered, str(item["type"]), str(item["role"]) or "mentions")
-        )
+        preds.setdefault(paper, []).append(Predicted(ordered, item.type, item.role or "mentions"))
     return abstracts, preds
 
 
