@@ -90,6 +90,67 @@ def test_exported_trees_give_scikit_learns_probabilities(classes: int) -> None:
     assert np.allclose(ensemble.proba(x), model.predict_proba(x), atol=1e-6)
 
 
+@pytest.mark.parametrize(("leaves", "classes"), [(4, 2), (15, 3), (31, 2), (63, 2), (80, 2)])
+def test_quickscorer_reaches_the_leaves_the_walk_reaches(leaves: int, classes: int) -> None:
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    rng = np.random.RandomState(1)
+    x = rng.rand(3000, 5)
+    x[rng.rand(*x.shape) < 0.1] = np.nan
+    y = (np.nan_to_num(x[:, 0]) * classes + rng.rand(3000)).astype(int) % classes
+    model = HistGradientBoostingClassifier(max_iter=15, max_leaf_nodes=leaves,
+                                           min_samples_leaf=2, random_state=0).fit(x, y)
+    ensemble = TreeEnsemble.from_json(export_ensemble(model, ["a", "b", "c", "d", "e"]))
+    # 80 leaves: more than a mask holds, so the trees are walked level by level.
+    assert (ensemble.scorer is None) == (leaves > 64)
+    probe = np.concatenate([x, rng.rand(50, 5)])
+    probe[-10:, 0] = np.inf
+    probe[-20:-10, 1] = -np.inf
+    assert np.array_equal(ensemble.raw(probe), ensemble.raw_by_levels(probe))
+    assert np.array_equal(ensemble.raw(np.nan_to_num(x, nan=0.5)),
+                          ensemble.raw_by_levels(np.nan_to_num(x, nan=0.5)))
+
+
+def _tree_json(threshold: float, missing_left: bool, trees: int = 1) -> dict:
+    """`trees` copies of one split on feature 0 (leaves 1.0 left, 2.0 right), and a tree
+    that is a single leaf (3.0)."""
+    nodes: dict[str, list] = {k: [] for k in ("feature", "threshold", "left", "right",
+                                              "missing_left", "leaf", "value")}
+    roots = []
+    for _ in range(trees):
+        at = len(nodes["leaf"])
+        roots.append(at)
+        for row in ((0, threshold, at + 1, at + 2, missing_left, False, 0.0),
+                    (0, 0.0, 0, 0, False, True, 1.0), (0, 0.0, 0, 0, False, True, 2.0)):
+            for key, value in zip(nodes, row, strict=True):
+                nodes[key].append(value)
+    roots.append(len(nodes["leaf"]))
+    for key, value in zip(nodes, (0, 0.0, 0, 0, False, True, 3.0), strict=True):
+        nodes[key].append(value)
+    return {"features": ["a"], "classes": ["0", "1"], "baseline": [0.0],
+            "roots": roots, "outputs": [0] * len(roots), "nodes": nodes, "depth": 1}
+
+
+@pytest.mark.parametrize("missing_left", [True, False])
+@pytest.mark.parametrize("threshold", [0.5, np.inf])
+def test_missing_and_infinite_values_take_the_splits_side(threshold: float,
+                                                          missing_left: bool) -> None:
+    ensemble = TreeEnsemble.from_json(_tree_json(threshold, missing_left))
+    x = np.array([[0.2], [0.9], [np.nan], [np.inf], [-np.inf], [threshold]])
+    missing = 1.0 if missing_left else 2.0
+    right = 2.0 if threshold < np.inf else 1.0  # 0.9 > inf is false
+    expected = np.array([1.0, right, missing, 1.0 if threshold == np.inf else 2.0, 1.0, 1.0])
+    assert np.array_equal(ensemble.raw(x)[:, 0], expected + 3.0)
+    assert np.array_equal(ensemble.raw_by_levels(x)[:, 0], expected + 3.0)
+
+
+def test_quickscorer_scores_more_samples_than_one_block() -> None:
+    ensemble = TreeEnsemble.from_json(_tree_json(0.5, True, trees=3))
+    x = np.linspace(0, 1, 5000)[:, None]
+    assert np.array_equal(ensemble.raw(x), ensemble.raw_by_levels(x))
+    assert np.array_equal(ensemble.raw(x)[:, 0], np.where(x[:, 0] > 0.5, 9.0, 6.0))
+
+
 def test_exported_linear_model_gives_scikit_learns_probabilities() -> None:
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline

@@ -13,9 +13,15 @@ every tree and the linear model's weights, evaluated here with numpy. Plain data
 a pickle: loading runs no code from the file, needs no scikit-learn at run time, and the file
 diffs and reviews like any other data.
 
-All trees of a model are flattened into one node table and walked together, one numpy step
-per tree level, for all candidates of a batch of papers at once (a sample leaves the walk of
-a tree at its leaf).
+The trees are evaluated the QuickScorer way (Lucchese et al., SIGIR 2015), in numpy over
+blocks of candidates: every split of every tree is tested for all candidates of the block at
+once, each true test (the sample goes right) clears the bits of its left subtree's leaves in
+its tree's leaf mask, and the lowest bit left is the sample's leaf (`_Scorer`). That is a few
+dense array operations per block instead of a step of random lookups per tree level: the
+shipped model's nine ensembles over the 39,998 candidate groups of colm2025's 418 papers take
+3.0-3.2 s instead of 4.6 s (issue 14: a rule change runs the models over every candidate of
+the corpus again). Trees of more than 64 leaves are walked level by level
+(`TreeEnsemble.raw_by_levels`).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from operator import itemgetter
@@ -61,6 +67,10 @@ class TreeEnsemble:
     leaf: npt.NDArray[np.bool_]
     value: npt.NDArray[np.float64]
     depth: int
+    scorer: _Scorer | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "scorer", _Scorer.of(self))
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TreeEnsemble:
@@ -89,10 +99,18 @@ class TreeEnsemble:
         )
 
     def raw(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
-        """Raw scores, (samples, outputs).
+        """Raw scores, (samples, outputs)."""
+        if self.scorer is None:
+            return self.raw_by_levels(x)
+        leaves = self.scorer.leaf_values(x)
+        out = np.tile(self.baseline, (len(x), 1))
+        for k in range(len(self.baseline)):
+            out[:, k] += leaves[:, self.outputs == k].sum(axis=1)
+        return out
 
-        Every (sample, tree) pair walks down one level per step; pairs that reached a leaf
-        drop out of the walk (most leaves are far shallower than the deepest one)."""
+    def raw_by_levels(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """`raw` by walking the trees: every (sample, tree) pair walks down one level per
+        step; pairs that reached a leaf drop out of the walk."""
         n, width = x.shape
         trees = len(self.roots)
         node = np.tile(self.roots, n)  # the (sample, tree) pairs, sample-major
@@ -127,6 +145,114 @@ class TreeEnsemble:
         raw = raw - raw.max(axis=1, keepdims=True)
         e = np.exp(raw)
         return np.asarray(e / e.sum(axis=1, keepdims=True))
+
+
+# Samples a block of `_Scorer.leaf_values` tests at once: its arrays stay in the CPU's caches.
+_BLOCK = 1024
+
+
+@dataclass(frozen=True, slots=True)
+class _Scorer:
+    """A tree ensemble laid out for QuickScorer: its splits tree by tree (each tree's split
+    rows contiguous, from `starts`), the column each reads (`sided`: of the values whose
+    missing ones stand on the split's missing side), its threshold, and the leaf mask a true
+    test leaves (every bit but those of the left subtree's leaves; a tree's leaves numbered
+    left to right from bit 0); the leaves' values per tree."""
+
+    column: npt.NDArray[np.int64]
+    sided: npt.NDArray[np.int64]
+    threshold: npt.NDArray[np.float64]
+    finite_threshold: npt.NDArray[np.float64]
+    mask: npt.NDArray[np.unsignedinteger[Any]]
+    starts: npt.NDArray[np.int64]
+    values: npt.NDArray[np.float64]  # (trees, most leaves of a tree), 0 past a tree's leaves
+
+    @classmethod
+    def of(cls, model: TreeEnsemble) -> _Scorer | None:
+        """The layout of `model`'s trees; None when a tree has more than 64 leaves."""
+        ends = [*model.roots[1:].tolist(), len(model.leaf)]
+        bits: dict[int, int] = {}  # leaf node -> its bit in its tree
+        tree_leaves: list[list[int]] = []
+        for root in model.roots.tolist():
+            order: list[int] = []
+            stack = [root]
+            while stack:  # depth first, left before right: leaves left to right
+                node = stack.pop()
+                if model.leaf[node]:
+                    bits[node] = len(order)
+                    order.append(node)
+                else:
+                    stack += [int(model.right[node]), int(model.left[node])]
+            tree_leaves.append(order)
+        most = max(len(order) for order in tree_leaves)
+        if most > 64:
+            return None
+        dtype = next(t for t in (np.uint8, np.uint16, np.uint32, np.uint64)
+                     if np.iinfo(t).bits >= most)
+        full = int(np.iinfo(dtype).max)
+        under: dict[int, int] = {}  # node -> the bits of the leaves under it
+
+        def leaves_under(node: int) -> int:
+            if node not in under:
+                under[node] = (1 << bits[node] if model.leaf[node] else
+                               leaves_under(int(model.left[node]))
+                               | leaves_under(int(model.right[node])))
+            return under[node]
+
+        rows: list[int] = []
+        masks: list[int] = []
+        starts: list[int] = []
+        for root, end in zip(model.roots.tolist(), ends, strict=True):
+            starts.append(len(rows))
+            splits = [n for n in range(root, end) if not model.leaf[n]]
+            # A one-leaf tree: a row that leaves every bit whatever its test says.
+            rows += splits or [root]
+            masks += ([full & ~leaves_under(int(model.left[n])) for n in splits]
+                      if splits else [full])
+        index = np.asarray(rows, dtype=np.int64)
+        values = np.zeros((len(tree_leaves), most))
+        for t, order in enumerate(tree_leaves):
+            values[t, : len(order)] = model.value[order]
+        threshold = np.where(model.leaf[index], np.inf, model.threshold[index])
+        return cls(
+            column=model.feature[index],
+            sided=2 * model.feature[index] + ~model.missing_left[index],
+            threshold=threshold,
+            finite_threshold=np.minimum(threshold, np.finfo(np.float64).max),
+            mask=np.asarray(masks, dtype=dtype),
+            starts=np.asarray(starts, dtype=np.int64),
+            values=values,
+        )
+
+    def leaf_values(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """The value of the leaf each sample reaches in each tree, (samples, trees)."""
+        n = len(x)
+        out = np.empty((len(self.starts), n))
+        full = self.mask.dtype.type(np.iinfo(self.mask.dtype).max)
+        big = np.finfo(np.float64).max
+        trees = np.arange(len(self.starts))[:, None]
+        for start in range(0, n, _BLOCK):
+            block = x[start : start + _BLOCK]
+            if np.isnan(block).any():
+                # A missing value goes to its split's side: in a row of its own per side,
+                # -inf (left of any threshold) or +inf (right of any but an infinite one,
+                # which these thresholds make the largest float; +inf values are clipped to
+                # it, left of it as of an infinite threshold).
+                missing = np.isnan(block)
+                clipped = np.minimum(block, big)
+                rows = np.empty((2 * block.shape[1], len(block)))
+                rows[0::2] = np.where(missing, -np.inf, clipped).T
+                rows[1::2] = np.where(missing, np.inf, clipped).T
+                right = rows[self.sided] > self.finite_threshold[:, None]
+            else:
+                right = np.ascontiguousarray(block.T)[self.column] > self.threshold[:, None]
+            masks = np.where(right, self.mask[:, None], full)
+            left = np.bitwise_and.reduceat(masks, self.starts, axis=0)  # (trees, block)
+            # The lowest bit left: its place is the exponent of its (exact) float value.
+            lowest = (left & (~left + 1)).astype(np.float64)
+            leaf = np.frexp(lowest)[1] - 1
+            out[:, start : start + len(block)] = self.values[trees, leaf]
+        return out.T
 
 
 @dataclass(frozen=True, slots=True)
