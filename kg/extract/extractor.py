@@ -109,7 +109,7 @@ class Extractor:
         # With `config`, the pipelines given as None load from it when first used.
         self._config = config
         self._nlp = nlp
-        self._reader: Language | None = None  # the English vocabulary alone, to read Docs
+        self._reader: Vocab | None = None  # the English vocabulary alone, to read Docs
         self._gazetteer = gazetteer
         self._entity_model = entity_model
         self._pending = {"gazetteer", "entity_model"} if config is not None else set()
@@ -173,7 +173,7 @@ class Extractor:
             return self.nlp.vocab
         if self._reader is None:
             self._reader = load_reader(self._config.spacy_model)
-        return self._reader.vocab
+        return self._reader
 
     @classmethod
     def load(
