@@ -11,8 +11,11 @@ parse cache `--cache` (fill it first with a build of the largest set: the figure
 phase 2's, as phase 1 only reads records). While it runs, a sampler reads every `--interval`
 seconds the RSS of the build process and of each of its child processes (psutil) and keeps:
 the build process's peak, the peak of the *sum* over the whole process tree (what the machine
-must hold at once; `/usr/bin/time -v` reports only the largest single process), and the build
-process's RSS at the end of each stage (the stage lines on stderr). `--store` builds with
+must hold at once; `/usr/bin/time -v` reports only the largest single process), the peak of
+the tree's summed PSS (proportional set size: a page shared by n processes counts 1/n in
+each, so the pipelines the workers inherit from the build process by fork count once; the
+sum of RSS counts them in every process), and the build process's RSS at the end of each
+stage (the stage lines on stderr). `--store` builds with
 `--store` (the store load is then one of the stages); `--load` also runs `kg load` of the
 graph just written into a new store as its own process, sampled the same way. Then the
 graph's SHA-256 (to compare with another version of the code), and a line through the sets'
@@ -61,6 +64,7 @@ class Sampled:
     maxrss: int = 0  # largest peak of any process waited for so far (`time -v`'s figure)
     peak_main: int = 0
     peak_tree: int = 0
+    peak_tree_pss: int = 0  # the peak of the tree's summed PSS (0 where it cannot be read)
     peak_processes: int = 0
     stages: list[tuple[str, float, int, int, str]] = field(default_factory=list)
     # (stage, seconds, main RSS at its end, main peak during it, detail)
@@ -85,10 +89,11 @@ def sample(command: list[str], interval: float) -> Sampled:
         while not done.is_set():
             try:
                 own = main.memory_info().rss
-                total, count = own, 1
+                total, count, pss = own, 1, _pss(main)
                 for child in main.children(recursive=True):
                     try:
                         total += child.memory_info().rss
+                        pss += _pss(child)
                         count += 1
                     except psutil.Error:
                         pass
@@ -97,6 +102,7 @@ def sample(command: list[str], interval: float) -> Sampled:
             with lock:
                 result.peak_main = max(result.peak_main, own)
                 result.peak_tree = max(result.peak_tree, total)
+                result.peak_tree_pss = max(result.peak_tree_pss, pss)
                 result.peak_processes = max(result.peak_processes, count)
                 stage_peak = max(stage_peak, own)
             done.wait(interval)
@@ -173,6 +179,14 @@ def synthetic_sets(sources: list[Path], repeats: list[int], folder: Path) -> lis
     return specs
 
 
+def _pss(process: psutil.Process) -> int:
+    """The process's proportional set size (Linux's smaps), 0 where the platform has none."""
+    try:
+        return int(getattr(process.memory_full_info(), "pss", 0))
+    except psutil.AccessDenied:
+        return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", action="append", default=[], metavar="NAME=FILES",
@@ -217,7 +231,8 @@ def main() -> int:
         print(f"\n## {name}: {papers} papers, {built.seconds:.1f} s wall, {built.cpu:.1f} s CPU, "
               f"build process peak "
               f"{built.peak_main / MB:,.0f} MB, process tree peak (sum) "
-              f"{built.peak_tree / MB:,.0f} MB ({built.peak_processes} processes at most); "
+              f"{built.peak_tree / MB:,.0f} MB ({built.peak_processes} processes at most), "
+              f"of PSS {built.peak_tree_pss / MB:,.0f} MB; "
               f"largest process's maxrss {built.maxrss // 1024:,} kB")
         print("| stage | seconds | RSS at its end | peak during it | what |")
         print("|---|---|---|---|---|")
