@@ -19,7 +19,7 @@ STAGES = [
     "server", "build", "cli",
 ]  # fmt: skip
 #: Modules every stage may import.
-SHARED = {"kg", "kg.types", "kg.errors", "kg.namespaces", "kg.normalize"}
+SHARED = {"kg", "kg.types", "kg.errors", "kg.namespaces", "kg.normalize", "kg.collector"}
 #: Third-party packages confined to some stages.
 CONFINED = {"spacy": {"extract", "eval", "train"}, "thinc": {"extract", "eval", "train"},
             "pyvis": {"viz"}}  # fmt: skip

@@ -9,12 +9,12 @@ task — the extractions are the same, so the graph does not depend on how paper
 
 from __future__ import annotations
 
-import gc
 import multiprocessing as mp
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from kg.collector import collector_paused
 from kg.extract.cache import (
     PREPARED,
     CacheView,
@@ -59,25 +59,6 @@ def extract_partition(
     and fill the parse cache (`kg.extract.cache`)."""
     with collector_paused():
         return _extract_partition(papers, config, cache, batch_size)
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cyclic garbage collector off for the block, back as it was after it.
-
-    Extraction makes and drops hundreds of thousands of small objects (cached entries
-    unpickled, candidates, features, mentions) that hold no reference cycles: reference
-    counting frees them, and the collector, started by their allocation counts, only walks
-    them over and over (a rule change on colm2025's 418 papers in one process: extraction
-    3.6-3.7 -> 3.2-3.3 s without it; unpickling its `prepared` entries 1.1 -> 0.5 s). A
-    cycle made in the block waits for the collector's next run after it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _extract_partition(papers: Sequence[Paper], config: ExtractorConfig, cache: str | None,
