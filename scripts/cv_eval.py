@@ -226,11 +226,12 @@ def main() -> int:
                  ("  types: trees alone", FEATURE_NAMES, SECOND_STAGE,
                   {"type_learners": ("trees",)})]
         for name, names, stack, learners in rows:
-            runs = [score(sets, parsed, learned_decider(sets, parsed, lookup, names,
-                                                        examples=examples, stack=stack,
-                                                        seed=seed, **learners), k=k, seed=seed)
-                    for seed in seeds]
-            print("\n".join(_mean_rows(name, runs)), flush=True)
+            row_runs = [score(sets, parsed, learned_decider(sets, parsed, lookup, names,
+                                                            examples=examples, stack=stack,
+                                                            seed=seed, **learners),
+                              k=k, seed=seed)
+                        for seed in seeds]
+            print("\n".join(_mean_rows(name, row_runs)), flush=True)
     if args.errors and runs:
         # Summed over the repeats' out-of-fold predictions, printed per repeat.
         kinds: Counter[str] = Counter()
