@@ -102,15 +102,23 @@ class TreeEnsemble:
         """Raw scores, (samples, outputs)."""
         if self.scorer is None:
             return self.raw_by_levels(x)
-        leaves = self.scorer.leaf_values(x)
-        out = np.tile(self.baseline, (len(x), 1))
-        for k in range(len(self.baseline)):
-            out[:, k] += leaves[:, self.outputs == k].sum(axis=1)
-        return out
+        return self._scores(self.scorer.leaf_values(x))
 
     def raw_by_levels(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """`raw` by walking the trees: every (sample, tree) pair walks down one level per
         step; pairs that reached a leaf drop out of the walk."""
+        return self._scores(self._walked_leaves(x))
+
+    def _scores(self, leaves: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """Raw scores from the value of the leaf each sample reaches in each tree."""
+        out = np.tile(self.baseline, (len(leaves), 1))
+        for k in range(len(self.baseline)):
+            out[:, k] += leaves[:, self.outputs == k].sum(axis=1)
+        return out
+
+    def _walked_leaves(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
+        """The value of the leaf each sample reaches in each tree, (samples, trees), by the
+        level-by-level walk."""
         n, width = x.shape
         trees = len(self.roots)
         node = np.tile(self.roots, n)  # the (sample, tree) pairs, sample-major
@@ -130,11 +138,7 @@ class TreeEnsemble:
             at = children[2 * at + right]
             node[active] = at
             active = active[~self.leaf[at]]
-        out = np.tile(self.baseline, (n, 1))
-        leaves = self.value[node.reshape(n, trees)]
-        for k in range(len(self.baseline)):
-            out[:, k] += leaves[:, self.outputs == k].sum(axis=1)
-        return out
+        return np.asarray(self.value[node.reshape(n, trees)])
 
     def proba(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Class probabilities, (samples, classes)."""
