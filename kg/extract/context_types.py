@@ -74,11 +74,22 @@ def _shares(prefix: str, counts: dict[str, int], columns: Sequence[str]) -> dict
     return out
 
 
+# The feature names of `_context_shares`'s values, by (source, side), in its order.
+_SHARE_NAMES = {(source, side): tuple(f"ctx_{source}_{side}_{c}" for c in (*cols, "n"))
+                for source, cols in SOURCE_COLUMNS.items() for side in SIDES}
+
+
 @lru_cache(maxsize=1 << 16)
-def _context_shares(source: str, side: str, word: str) -> tuple[tuple[str, float], ...]:
-    """`_shares` of the spans next to `word` (a word is met again and again across papers)."""
-    return tuple(_shares(f"ctx_{source}_{side}", _counts(f"{source}:{side}:{word}"),
-                         SOURCE_COLUMNS[source]).items())
+def _context_shares(source: str, side: str, word: str) -> tuple[float, ...]:
+    """The values of `_shares` of the spans next to `word`, named by `_SHARE_NAMES` (a word
+    is met again and again across papers: computed once; the names are not kept per word, as
+    the cache of a worker process holds tens of thousands of words)."""
+    values = tuple(_shares(f"ctx_{source}_{side}", _counts(f"{source}:{side}:{word}"),
+                           SOURCE_COLUMNS[source]).values())
+    return values if any(values) else _NO_SHARES[source]  # most words: the table lacks them
+
+
+_NO_SHARES = {source: (0.0,) * (len(cols) + 1) for source, cols in SOURCE_COLUMNS.items()}
 
 
 def context_type_features(contexts: Sequence[tuple[str, str]], keys: Sequence[str],
@@ -91,8 +102,10 @@ def context_type_features(contexts: Sequence[tuple[str, str]], keys: Sequence[st
     f = dict.fromkeys(NAMES, 0.0)
     for source in SOURCE_COLUMNS:
         for i, side in enumerate(SIDES):
+            names = _SHARE_NAMES[source, side]
             for context in contexts:
-                for name, value in _context_shares(source, side, context[i]):
+                for name, value in zip(names, _context_shares(source, side, context[i]),
+                                       strict=True):
                     f[name] += value / len(contexts)
     columns = SOURCE_COLUMNS["scirex"]
     span: dict[str, int] = {}
@@ -129,20 +142,28 @@ def window_type_features(windows: Sequence[Window]) -> dict[str, float]:
     if not windows:
         return f
     for source in SOURCE_COLUMNS:
+        names = _WINDOW_SOURCE_NAMES[source]
         for before, after in windows:
             for side, words in (("win_prev", before), ("win_next", after)):
                 for word in dict.fromkeys(words):  # once each, in order: sums are
                     # the same in every process (a set's order follows the hash seed)
-                    for name, evidence in _window_evidence(source, side, word):
+                    # (no values for a word the table lacks)
+                    for name, evidence in zip(names, _window_evidence(source, side, word),
+                                              strict=False):
                         f[name] += evidence / len(windows)
     return f
 
 
+# The feature names of `_window_evidence`'s values, by source, in its order.
+_WINDOW_SOURCE_NAMES = {source: tuple(f"win_{source}_{c}" for c in cols)
+                        for source, cols in SOURCE_COLUMNS.items()}
+
+
 @lru_cache(maxsize=1 << 16)
-def _window_evidence(source: str, side: str, word: str) -> tuple[tuple[str, float], ...]:
-    """Per type of `source`, log(the type's smoothed share among the spans `word` stands
-    near on `side` / its overall share); nothing for a word the table lacks (a word is met
-    again and again across papers: computed once)."""
+def _window_evidence(source: str, side: str, word: str) -> tuple[float, ...]:
+    """Per type of `source` (named by `_WINDOW_SOURCE_NAMES`), log(the type's smoothed share
+    among the spans `word` stands near on `side` / its overall share); nothing for a word the
+    table lacks (a word is met again and again across papers: computed once)."""
     columns = SOURCE_COLUMNS[source]
     total = _counts(f"{source}:win:{WINDOW_TOTAL}")
     spans = sum(total.get(c, 0) for c in columns)
@@ -151,7 +172,6 @@ def _window_evidence(source: str, side: str, word: str) -> tuple[tuple[str, floa
     if not spans or not near:
         return ()
     prior = {c: max(total.get(c, 0), 1) / spans for c in columns}
-    return tuple((f"win_{source}_{c}",
-                  math.log((counts.get(c, 0) + WINDOW_PRIOR * prior[c]) / (near + WINDOW_PRIOR)
-                           / prior[c]))
+    return tuple(math.log((counts.get(c, 0) + WINDOW_PRIOR * prior[c]) / (near + WINDOW_PRIOR)
+                          / prior[c])
                  for c in columns)
