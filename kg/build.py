@@ -11,7 +11,6 @@ vocabularies (`kg.vocab`) -> triples (`kg.rdf`) -> graph file, store (`kg.query.
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import os
 import time
@@ -30,6 +29,7 @@ from kg.canon.compact import SpanTable, compact_extraction
 from kg.canon.corpus import canonical_corpus
 from kg.canon.corrections import read_corrections
 from kg.canon.relations import canonical_relations
+from kg.collector import collector_paused, release_free_heap
 from kg.errors import InputError
 from kg.extract import ExtractorConfig
 from kg.extract.cache import (
@@ -72,6 +72,9 @@ PARALLEL_THRESHOLD = 400
 CACHE_READ_BATCH = 2048
 # Papers a worker process extracts at a time; no more papers than this run in this process.
 WORKER_BATCH = 32
+# Papers after which a worker process is replaced by a new one (`extracting`'s
+# `recycle_after`): it bounds each worker's memory on a large corpus.
+WORKER_PAPERS = 1024
 
 
 def default_processes(n_papers: int) -> int:
@@ -178,9 +181,13 @@ def extract_corpus(
         else:
             stream = running.enter_context(extracting(
                 todo, n_process=processes, batch_size=WORKER_BATCH, config=config,
-                cache=folder))
+                cache=folder, recycle_after=WORKER_PAPERS))
             if not sent and meanwhile is not None:
                 meanwhile()  # the workers have started: off the critical path (issue 14)
+            # Paused: a full collection here would touch every extraction taken so far, and
+            # a worker forked since (`recycle_after`) would then hold its own copy of their
+            # pages. Unpacking and compacting make no reference cycles.
+            running.enter_context(collector_paused())
         _take(stream, results, spans, counts, progress)
     return results
 
@@ -511,11 +518,7 @@ def release_memory() -> None:
     `malloc_trim`; elsewhere nothing more): the corpus just dropped leaves its memory free but
     still the process's, and the store's loader would otherwise add its own on top of it."""
     gc.collect()
-    try:
-        trim = ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return
-    trim(0)
+    release_free_heap()
 
 
 def urls_only(extractions: dict[str, Extraction]) -> dict[str, Extraction]:

@@ -1,4 +1,5 @@
-"""Pausing Python's cyclic garbage collector around bulk work that makes no reference cycles.
+"""Memory housekeeping of bulk work: pausing Python's cyclic garbage collector around work that
+makes no reference cycles, and handing freed heap back to the system between jobs.
 
 Extraction (`kg.extract.partition`) and the graph writer (`kg.rdf.build`) each make and drop
 hundreds of thousands or millions of small objects (unpickled cache entries, candidates,
@@ -6,15 +7,26 @@ features, mentions; tuples and terms of triples). Reference counting frees them;
 started by their allocation counts, only walks them again and again (about 15 % of writing
 5,000 papers' graph; a rule change's extraction on colm2025, one process, 3.6-3.7 -> 3.2-3.3
 s). A cycle made inside the block waits for the collector's next run after it.
+
+`release_free_heap` is for a long-lived worker process between jobs. Extracting a batch of papers
+frees most of what it allocated, but glibc's allocator keeps the freed pages inside its heap
+(only the heap's top is given back by itself), so an extraction worker's RSS grew with every
+batch: one process extracting 2,240 papers in batches of 64, no cache, 516 MB at the end
+without it and 378 MB with it after each batch, for 0.09 s in all (issue 14: the 35k build's
+process tree). Python has no call for it, so it is glibc's `malloc_trim` through ctypes, and
+nothing where the C library is not glibc.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import cache
 
-__all__ = ["collector_paused"]
+__all__ = ["collector_paused", "release_free_heap"]
 
 
 @contextmanager
@@ -27,3 +39,24 @@ def collector_paused() -> Iterator[None]:
     finally:
         if enabled:
             gc.enable()
+
+
+def release_free_heap() -> bool:
+    """Give the pages the C allocator holds free back to the system (glibc `malloc_trim(0)`);
+    False where the C library has no such call."""
+    trim = _malloc_trim()
+    if trim is None:
+        return False
+    trim(0)
+    return True
+
+
+@cache
+def _malloc_trim() -> Callable[[int], int] | None:
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name)
+        trim: Callable[[int], int] = libc.malloc_trim
+    except (OSError, AttributeError, TypeError):
+        return None
+    return trim

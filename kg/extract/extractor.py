@@ -85,6 +85,16 @@ class ExtractorConfig:
     thresholds: DecisionThresholds = DEFAULT_THRESHOLDS
 
 
+# A made-up paper that goes through every step of extraction (`Extractor.preload`).
+WARM_UP = Paper(
+    id="warm-up",
+    title="WarmNet: Contrastive Pre-training for Image Classification",
+    abstract=("We propose WarmNet, a convolutional neural network trained with contrastive "
+              "learning. On ImageNet and CIFAR-10, WarmNet outperforms ResNet-50 and BERT "
+              "baselines in top-1 accuracy (LLM, NLP). Our code is available."),
+)
+
+
 @lru_cache(maxsize=4)
 def cached_extractor(config: ExtractorConfig = ExtractorConfig()) -> Extractor:
     """One extractor per configuration and process. Its pipelines load when first used
@@ -157,8 +167,15 @@ class Extractor:
         self._entity_model = model
 
     def preload(self) -> Extractor:
-        """Load every pipeline now (before worker processes fork, so that they inherit it)."""
+        """Load every pipeline now (before worker processes fork, so that they inherit it),
+        and the tables extraction reads on first use (background counts, the count tables of
+        the features, the gazetteer's word index: ~100 MB that each worker loaded for itself
+        on its first paper), by extracting one made-up paper (`WARM_UP`)."""
         _ = self.nlp, self.gazetteer, self.entity_model
+        counts = self.counts.copy()
+        for _extraction in self._run_chunk([WARM_UP], 1):
+            pass
+        self.counts = counts
         return self
 
     def reader(self) -> None:
