@@ -30,7 +30,7 @@ from kg.extract.cache import (
 )
 from kg.extract.decisions import DecisionThresholds
 from kg.extract.extractor import ExtractorConfig, cached_extractor
-from kg.extract.partition import paper_key
+from kg.extract.partition import extracting, paper_key
 from kg.extract.records import from_record, to_record
 from kg.ingest import read_papers
 
@@ -339,6 +339,23 @@ def test_two_processes_fill_and_read_one_cache(tmp_path: Path) -> None:
     assert one == first
     counts = ExtractionCache(folder).counts()
     assert counts == {"parse": 19, "prepared": 19, "record": 19, "spans": 19}
+
+
+def test_workers_replaced_after_each_batch_extract_what_one_process_does(tmp_path: Path) -> None:
+    """`recycle_after`: every worker process is replaced after each 2-paper batch (new ones
+    fork from this process), with and without the cache; the extractions are the same."""
+    papers = [p for p in read_papers([EXAMPLE]) if p.abstract]
+    alone = list(cached_extractor(ExtractorConfig())._run(papers, batch_size=64))
+    folder = str(tmp_path / "cache")
+    reused = []
+    for cache in (None, folder, folder):  # no cache, filling it, from its records
+        with extracting(papers, n_process=2, batch_size=2, cache=cache,
+                        recycle_after=2) as stream:
+            results = list(stream)
+        assert len(results) > 4  # more batches than workers: some ran in replaced workers
+        assert [e for r in results for e in r.extractions] == alone
+        reused.append(sum(r.reused for r in results))
+    assert reused == [0, 0, len(papers)]
 
 
 def test_records_round_trip_real_extractions() -> None:
