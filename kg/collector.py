@@ -8,13 +8,14 @@ started by their allocation counts, only walks them again and again (about 15 % 
 5,000 papers' graph; a rule change's extraction on colm2025, one process, 3.6-3.7 -> 3.2-3.3
 s). A cycle made inside the block waits for the collector's next run after it.
 
-`release_free_heap` is for a long-lived worker process between jobs. Extracting a batch of papers
-frees most of what it allocated, but glibc's allocator keeps the freed pages inside its heap
-(only the heap's top is given back by itself), so an extraction worker's RSS grew with every
-batch: one process extracting 2,240 papers in batches of 64, no cache, 516 MB at the end
-without it and 378 MB with it after each batch, for 0.09 s in all (issue 14: the 35k build's
-process tree). Python has no call for it, so it is glibc's `malloc_trim` through ctypes, and
-nothing where the C library is not glibc.
+`release_free_heap` is for a long-lived process between jobs, and before a stage that needs
+memory the last one freed. Extracting a batch of papers frees most of what it allocated, but
+glibc's allocator keeps the freed pages inside its heap (only the heap's top is given back by
+itself): one process extracting 2,440 papers in batches of 64, no cache, held 516 MB at the
+end without it and 378 MB with it after each batch, for 0.09 s in all (issue 14). In a
+2-process build of 2,687 papers the process tree's peak did not move with it alone, within
+this machine's noise. Python has no call for it, so it is glibc's `malloc_trim` through
+ctypes, and nothing where the C library is not glibc.
 """
 
 from __future__ import annotations

@@ -169,7 +169,7 @@ class Extractor:
     def preload(self) -> Extractor:
         """Load every pipeline now (before worker processes fork, so that they inherit it),
         and the tables extraction reads on first use (background counts, the count tables of
-        the features, the gazetteer's word index: ~100 MB that each worker loaded for itself
+        the features, the gazetteer's word index: ~70 MB that each worker loaded for itself
         on its first paper), by extracting one made-up paper (`WARM_UP`)."""
         _ = self.nlp, self.gazetteer, self.entity_model
         counts = self.counts.copy()

@@ -151,8 +151,8 @@ def extracting(
     A worker's memory grows with the papers it has seen (the label caches fill, the pages it
     inherited become its own as it touches them): on the 35k corpus two workers held ~640 MB
     each, against ~300 MB after their first thousand papers. A new worker inherits the
-    pipelines, and this process's collector stays paused while it takes the results, so the
-    pages the new worker shares with it stay shared."""
+    pipelines (and should find this process's collector paused while it takes the results,
+    as `kg.build` does, so that the pages they share stay shared)."""
     fork = "fork" in mp.get_all_start_methods()
     ctx = mp.get_context("fork" if fork else "spawn")
     if fork and load_first:
