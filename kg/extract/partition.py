@@ -10,9 +10,10 @@ task — the extractions are the same, so the graph does not depend on how paper
 from __future__ import annotations
 
 import multiprocessing as mp
-from collections.abc import Iterator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.pool import Pool
 
 from kg.collector import collector_paused, release_free_heap
 from kg.extract.cache import (
@@ -146,23 +147,48 @@ def extracting(
     in this process first and the workers inherit them (copy-on-write: it saves each worker
     seconds of imports and model loading); else each worker loads them.
 
-    `recycle_after` (papers; where the platform forks and the pipelines were loaded here): a
-    worker that has extracted that many is replaced by a new one forked from this process.
-    A worker's memory grows with the papers it has seen (the label caches fill, the pages it
-    inherited become its own as it touches them): on the 35k corpus two workers held ~640 MB
-    each, against ~300 MB after their first thousand papers. A new worker inherits the
-    pipelines (and should find this process's collector paused while it takes the results,
-    as `kg.build` does, so that the pages they share stay shared)."""
+    `recycle_after` (papers; where the platform forks and the pipelines were loaded here): the
+    workers are replaced together once each has extracted about that many papers, in
+    generations: the papers go in slices of `recycle_after * n_process`, each to a pool of its
+    own, which is closed and joined before the next one forks from this process. A worker's
+    memory grows with the papers it has seen (the label caches fill, the pages it inherited
+    become its own as it touches them): on the 35k corpus two workers held ~640 MB each,
+    against ~300 MB after their first thousand papers. A new generation inherits the pipelines
+    (and should find this process's collector paused while it takes the results, as
+    `kg.build` does, so that the pages they share stay shared). Not the pool's
+    `maxtasksperchild`: that forks the new worker from one of the pool's threads while this
+    process's main thread runs on, and a child forked while another thread holds a lock (the
+    one of stderr, say, while a progress line is written) waits on it forever."""
     fork = "fork" in mp.get_all_start_methods()
     ctx = mp.get_context("fork" if fork else "spawn")
     if fork and load_first:
         preload(config, papers, cache)
-    jobs = ((batch, config, cache) for batch in guided_batches(papers, batch_size, n_process))
-    recycle = (max(1, recycle_after // batch_size)
-               if recycle_after and fork and load_first else None)
-    with ctx.Pool(n_process, maxtasksperchild=recycle) as pool:
-        packed = pool.imap(_work, jobs)  # the pool's threads hand jobs out from now
-        yield (unpack(result) for result in packed)
+    step = recycle_after * n_process if recycle_after and fork and load_first else len(papers)
+    parts = [papers[start : start + step] for start in range(0, len(papers), max(1, step))]
+    pools: list[Pool] = []
+
+    def generation(part: Sequence[Paper]) -> Iterator[bytes]:
+        pool = ctx.Pool(n_process)
+        pools.append(pool)
+        jobs = ((batch, config, cache) for batch in guided_batches(part, batch_size, n_process))
+        return pool.imap(_work, jobs)  # the pool's threads hand jobs out from now
+
+    first = generation(parts[0]) if parts else iter(())
+
+    def results() -> Generator[PartitionResult, None, None]:
+        for i, part in enumerate(parts):
+            for packed in first if i == 0 else generation(part):
+                yield unpack(packed)
+            pools[-1].close()  # its workers exit before the next generation forks
+            pools[-1].join()
+
+    stream = results()
+    try:
+        yield stream
+    finally:
+        stream.close()
+        for pool in pools:
+            pool.terminate()
 
 
 def preload(config: ExtractorConfig, papers: Sequence[Paper], cache: str | None) -> None:
