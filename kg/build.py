@@ -72,8 +72,8 @@ PARALLEL_THRESHOLD = 400
 CACHE_READ_BATCH = 2048
 # Papers a worker process extracts at a time; no more papers than this run in this process.
 WORKER_BATCH = 32
-# Papers after which a worker process is replaced by a new one (`extracting`'s
-# `recycle_after`): it bounds each worker's memory on a large corpus.
+# Papers each worker process extracts before the workers are replaced by new ones
+# (`extracting`'s `recycle_after`): it bounds each worker's memory on a large corpus.
 WORKER_PAPERS = 1024
 
 
