@@ -341,9 +341,10 @@ def test_two_processes_fill_and_read_one_cache(tmp_path: Path) -> None:
     assert counts == {"parse": 19, "prepared": 19, "record": 19, "spans": 19}
 
 
-def test_workers_replaced_after_each_batch_extract_what_one_process_does(tmp_path: Path) -> None:
-    """`recycle_after`: every worker process is replaced after each 2-paper batch (new ones
-    fork from this process), with and without the cache; the extractions are the same."""
+def test_workers_replaced_every_two_papers_extract_what_one_process_does(tmp_path: Path) -> None:
+    """`recycle_after`: the workers are replaced after 2 papers each (generations of 4 papers,
+    each a pool of its own forked from this process), with and without the cache; the
+    extractions are the same."""
     papers = [p for p in read_papers([EXAMPLE]) if p.abstract]
     alone = list(cached_extractor(ExtractorConfig())._run(papers, batch_size=64))
     folder = str(tmp_path / "cache")
@@ -352,7 +353,7 @@ def test_workers_replaced_after_each_batch_extract_what_one_process_does(tmp_pat
         with extracting(papers, n_process=2, batch_size=2, cache=cache,
                         recycle_after=2) as stream:
             results = list(stream)
-        assert len(results) > 4  # more batches than workers: some ran in replaced workers
+        assert len(results) > 4  # more than one generation's batches
         assert [e for r in results for e in r.extractions] == alone
         reused.append(sum(r.reused for r in results))
     assert reused == [0, 0, len(papers)]
