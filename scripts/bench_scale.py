@@ -2,6 +2,7 @@
 
     python scripts/bench_scale.py [--input ../shared/data/paperlists/colm2025.json.gz ...]
         [--memory-inputs FILE...] [--processes 2] [--quick] [--no-doc]
+        [--new FILE] [--only warm,rule-change,rule-edit,incremental]
 
 Every build runs in a fresh process (this script run with `--one`), so each peak RSS is that
 build's own (the largest of its process and its worker processes) and no build inherits
@@ -18,7 +19,10 @@ another's loaded models. Into a temporary folder, on `--input`:
      them, so candidates and features are made again from the cached parses; its graph must
      be the cold one;
   4. incremental: a cache filled by a build of 99 % of the papers, then a build of all of
-     them (1 % new), against a cold build of all of them;
+     them (1 % new), against a cold build of all of them. With `--new FILE` (for large
+     inputs, where a second cold build costs half an hour): the cold build is of `--input`
+     alone, and the incremental build adds the first 1 % (of the inputs' papers) of FILE's
+     papers on a copy of the cold build's cache, against that cold build;
   5. 1 process, cold, against 2 processes, cold;
   6. a bare `nlp.pipe` of the same spaCy components (English pipeline without `ner`, then the
      recogniser over the same tokens) over the same texts with the same processes.
@@ -102,17 +106,32 @@ def run(spec: dict) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def split(paths: list[Path], where: Path, share: float) -> tuple[Path, Path]:
-    """The papers of `paths` as two JSON Lines files: all but `share`, and `share` of them."""
+def _records(paths: list[Path]) -> list[dict]:
     from kg.ingest import read_papers
 
-    records = [{"id": p.id, "title": p.title, "abstract": p.abstract, "authors": list(p.authors),
-                "year": p.year, "venue": p.venue} for p in read_papers(paths)]
+    return [{"id": p.id, "title": p.title, "abstract": p.abstract, "authors": list(p.authors),
+             "year": p.year, "venue": p.venue} for p in read_papers(paths)]
+
+
+def _write(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def split(paths: list[Path], where: Path, share: float) -> tuple[Path, Path]:
+    """The papers of `paths` as two JSON Lines files: all but `share`, and `share` of them."""
+    records = _records(paths)
     cut = len(records) - max(1, round(len(records) * share))
-    old, new = where / "old.jsonl", where / "new.jsonl"
-    old.write_text("".join(json.dumps(r) + "\n" for r in records[:cut]))
-    new.write_text("".join(json.dumps(r) + "\n" for r in records[cut:]))
-    return old, new
+    return _write(where / "old.jsonl", records[:cut]), _write(where / "new.jsonl", records[cut:])
+
+
+def new_papers(paths: list[Path], source: Path, where: Path, share: float) -> Path:
+    """The first `share` (of the papers of `paths`) of the papers of `source`, as a JSON Lines
+    file: papers the inputs do not hold, to add to them (`--new`)."""
+    from kg.ingest import read_papers
+
+    count = max(1, round(sum(1 for _ in read_papers(paths)) * share))
+    return _write(where / "new.jsonl", _records([source])[:count])
 
 
 def main() -> int:
@@ -124,12 +143,25 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true",
                         help="cold, warm, rule change and incremental builds only")
     parser.add_argument("--no-doc", action="store_true")
+    parser.add_argument("--new", type=Path, default=None, metavar="FILE",
+                        help="the 1 %% new papers from FILE (not among the inputs), added on a "
+                        "copy of the cold build's cache: no second cold build (large inputs)")
+    parser.add_argument("--only", default=None, metavar="NAMES",
+                        help="with --quick: only these of warm, rule-change, rule-edit, "
+                        "incremental after the cold build (comma-separated)")
     args = parser.parse_args()
     p = args.processes
+    wanted = set(args.only.split(",")) if args.only else {
+        "warm", "rule-change", "rule-edit", "incremental"}
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        old, new = split(args.input, tmp, 0.01)
-        both = [str(old), str(new)]
+        if args.new is not None:
+            inputs = [str(path) for path in args.input]
+            added = [*inputs, str(new_papers(args.input, args.new, tmp, 0.01))]
+        else:
+            old, new = split(args.input, tmp, 0.01)
+            inputs = added = [str(old), str(new)]
+        both = inputs
 
         def build(name: str, inputs: list[str], cache: str | None, processes: int = p,
                   **kw: object) -> dict:
@@ -145,20 +177,34 @@ def main() -> int:
         names = " ".join(path.name for path in args.input)
         print(f"input: {names}, {p} processes; every build in a fresh process")
         cold = build("cold", both, str(tmp / "c1"))
-        warm = build("warm", both, str(tmp / "c1"))
-        rule = build("rule-change", both, str(tmp / "c1"), accept=0.45)
-        edit = build("rule-edit", both, str(without_decisions(tmp / "c1", tmp / "c4")))
-        build("99-percent", [str(old)], str(tmp / "c2"))
-        incremental = build("incremental", both, str(tmp / "c2"))
+        if args.new is not None and (not args.quick or "incremental" in wanted):
+            shutil.copytree(tmp / "c1", tmp / "c2")  # the cold build's cache, as it left it
+        runs = {"cold": cold}
+        if not args.quick or "warm" in wanted:
+            runs["warm"] = build("warm", both, str(tmp / "c1"))
+        if not args.quick or "rule-change" in wanted:
+            runs["rule-change"] = build("rule-change", both, str(tmp / "c1"), accept=0.45)
+        if not args.quick or "rule-edit" in wanted:
+            runs["rule-edit"] = build("rule-edit", both,
+                                      str(without_decisions(tmp / "c1", tmp / "c4")))
+        if not args.quick or "incremental" in wanted:
+            if args.new is None:
+                build("99-percent", [str(old)], str(tmp / "c2"))
+            runs["incremental"] = build("incremental", added, str(tmp / "c2"))
         if args.quick:
             print()
-            print(f"warm / cold {warm['seconds'] / cold['seconds']:.1%}; rule change / cold "
-                  f"{rule['seconds'] / cold['seconds']:.1%}; rule edit / cold "
-                  f"{edit['seconds'] / cold['seconds']:.1%}; 1 % new / cold "
-                  f"{incremental['seconds'] / cold['seconds']:.1%}; same bytes warm, "
-                  f"rule edit, incremental = cold: "
-                  f"{_same(tmp, ('warm', 'rule-edit', 'incremental'))}")
+            labels = {"warm": "warm", "rule-change": "rule change", "rule-edit": "rule edit",
+                      "incremental": "1 % new"}
+            ratios = [f"{labels[name]} / cold {result['seconds'] / cold['seconds']:.1%}"
+                      for name, result in runs.items() if name != "cold"]
+            # With --new the incremental build has more papers than the cold one.
+            alike = tuple(n for n in ("warm", "rule-edit", "incremental")
+                          if n in runs and not (n == "incremental" and args.new is not None))
+            print("; ".join(ratios) + (f"; same bytes {', '.join(alike)} = cold: "
+                                       f"{_same(tmp, alike)}" if alike else ""))
             return 0
+        warm, rule, edit = runs["warm"], runs["rule-change"], runs["rule-edit"]
+        incremental = runs["incremental"]
         build("rule-change-no-cache", both, None, accept=0.45)
         one_process = build("cold-1-process", both, str(tmp / "c3"), processes=1)
         nocache = build("no-cache", both, None)
@@ -167,7 +213,9 @@ def main() -> int:
         bare_run = run_bare(both, p)
         print(f"- bare spaCy ({bare_run['texts']} texts, same components and processes): "
               f"{bare_run['seconds']:.1f} s")
-        same = _same(tmp, ("warm", "rule-edit", "incremental", "cold-1-process", "no-cache"))
+        compared = ("warm", "rule-edit", *(("incremental",) if args.new is None else ()),
+                    "cold-1-process", "no-cache")
+        same = _same(tmp, compared)
         rule_same = ((tmp / "rule-change.ttl").read_bytes()
                      == (tmp / "rule-change-no-cache.ttl").read_bytes())
         print()
@@ -186,8 +234,9 @@ def main() -> int:
         print(f"| 2 processes / 1 process speed-up | "
               f"{one_process['seconds'] / cold['seconds']:.2f}× | ≥ 1.7× |")
         print(f"| peak RSS, cold build | {cold['rss_mb']:.0f} MB | – |")
-        print(f"| same bytes: warm, rule edit, incremental, 1 process, no cache = cold | {same} "
-              "| yes |")
+        print(f"| same bytes: {', '.join(compared)} = cold | {same} | yes |".replace(
+            "cold-1-process", "1 process").replace("no-cache", "no cache").replace(
+            "rule-edit", "rule edit"))
         print(f"| same bytes: rule change = its build without cache | {rule_same} | yes |")
         memory_line(args.memory_inputs, tmp, p)
     return 0
