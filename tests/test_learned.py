@@ -151,6 +151,29 @@ def test_quickscorer_scores_more_samples_than_one_block() -> None:
     assert np.array_equal(ensemble.raw(x)[:, 0], np.where(x[:, 0] > 0.5, 9.0, 6.0))
 
 
+def test_quickscorer_makes_a_test_once_however_many_trees_make_it() -> None:
+    # Three trees split feature 0 at 0.5 (missing left): one test; the one-leaf tree pads.
+    ensemble = TreeEnsemble.from_json(_tree_json(0.5, True, trees=3))
+    assert ensemble.scorer is not None
+    assert len(ensemble.scorer.threshold) == 1
+    assert ensemble.scorer.tests.shape == (1, 4)
+    # The same split with its missing values on the other side is another test.
+    other = _tree_json(0.5, False, trees=1)
+    both = _tree_json(0.5, True, trees=1)
+    shift = len(both["nodes"]["leaf"])
+    for key, values in other["nodes"].items():
+        both["nodes"][key] += ([v + shift if not leaf else v for v, leaf in
+                                zip(values, other["nodes"]["leaf"], strict=True)]
+                               if key in ("left", "right") else values)
+    both["roots"] += [r + shift for r in other["roots"]]
+    both["outputs"] += other["outputs"]
+    ensemble = TreeEnsemble.from_json(both)
+    assert ensemble.scorer is not None and len(ensemble.scorer.threshold) == 2
+    x = np.array([[0.2], [0.8], [np.nan]])
+    assert np.array_equal(ensemble.raw(x), ensemble.raw_by_levels(x))
+    assert np.array_equal(ensemble.raw(x)[:, 0], [8.0, 10.0, 9.0])
+
+
 def test_exported_linear_model_gives_scikit_learns_probabilities() -> None:
     from sklearn.linear_model import LogisticRegression
     from sklearn.pipeline import make_pipeline

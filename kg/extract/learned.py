@@ -14,14 +14,17 @@ a pickle: loading runs no code from the file, needs no scikit-learn at run time,
 diffs and reviews like any other data.
 
 The trees are evaluated the QuickScorer way (Lucchese et al., SIGIR 2015), in numpy over
-blocks of candidates: every split of every tree is tested for all candidates of the block at
-once, each true test (the sample goes right) clears the bits of its left subtree's leaves in
-its tree's leaf mask, and the lowest bit left is the sample's leaf (`_Scorer`). That is a few
-dense array operations per block instead of a step of random lookups per tree level: the
-shipped model's nine ensembles over the 39,998 candidate groups of colm2025's 418 papers take
-3.0-3.2 s instead of 4.6 s (issue 14: a rule change runs the models over every candidate of
-the corpus again). Trees of more than 64 leaves are walked level by level
-(`TreeEnsemble.raw_by_levels`).
+blocks of candidates: every distinct test of the ensemble's splits (trees share many) is
+computed once for all candidates of the block, each true test (the sample goes right) clears
+the bits of its left subtree's leaves in its tree's leaf mask, and the lowest bit left is the
+sample's leaf (`_Scorer`). The splits are laid out split-major (the i-th split of every tree
+in one row), so the masks of a block are one (splits, trees, samples) array and-reduced over
+its first axis. That is a few dense array operations per block instead of a step of random
+lookups per tree level: the shipped model's nine ensembles over 40,000 rows take 0.84 s,
+against 4.7 s by the level walk and 4.5 s with session 35's tree-major layout, whose every
+split was a test of its own (`scripts/bench_scorer.py`; issue 14: a rule change runs the
+models over every candidate of the corpus again). Trees of more than 64 leaves are walked
+level by level (`TreeEnsemble.raw_by_levels`).
 """
 
 from __future__ import annotations
@@ -151,24 +154,26 @@ class TreeEnsemble:
         return np.asarray(e / e.sum(axis=1, keepdims=True))
 
 
-# Samples a block of `_Scorer.leaf_values` tests at once: its arrays stay in the CPU's caches.
-_BLOCK = 1024
+# Samples a block of `_Scorer.leaf_values` tests at once: its (splits, trees, samples) masks
+# stay in the CPU's caches (256 measured fastest of 128-1024 on the shipped model).
+_BLOCK = 256
 
 
 @dataclass(frozen=True, slots=True)
 class _Scorer:
-    """A tree ensemble laid out for QuickScorer: its splits tree by tree (each tree's split
-    rows contiguous, from `starts`), the column each reads (`sided`: of the values whose
-    missing ones stand on the split's missing side), its threshold, and the leaf mask a true
-    test leaves (every bit but those of the left subtree's leaves; a tree's leaves numbered
-    left to right from bit 0); the leaves' values per tree."""
+    """A tree ensemble laid out for QuickScorer, split-major: row i of `tests` and `mask`
+    holds the i-th split of every tree (a tree with fewer splits is padded with rows that
+    leave every bit). Each split names its test, one of the ensemble's distinct (column,
+    missing side, threshold) tests — trees share many, and each is computed once per block —
+    and the leaf mask a true test leaves (every bit but those of the left subtree's leaves;
+    a tree's leaves numbered left to right from bit 0); the leaves' values per tree."""
 
-    column: npt.NDArray[np.int64]
-    sided: npt.NDArray[np.int64]
-    threshold: npt.NDArray[np.float64]
+    column: npt.NDArray[np.int64]  # per distinct test
+    sided: npt.NDArray[np.int64]  # per distinct test: its column among the sided values
+    threshold: npt.NDArray[np.float64]  # per distinct test
     finite_threshold: npt.NDArray[np.float64]
-    mask: npt.NDArray[np.unsignedinteger[Any]]
-    starts: npt.NDArray[np.int64]
+    tests: npt.NDArray[np.int64]  # (most splits of a tree, trees): which test
+    mask: npt.NDArray[np.unsignedinteger[Any]]  # (most splits of a tree, trees)
     values: npt.NDArray[np.float64]  # (trees, most leaves of a tree), 0 past a tree's leaves
 
     @classmethod
@@ -203,38 +208,43 @@ class _Scorer:
                                | leaves_under(int(model.right[node])))
             return under[node]
 
-        rows: list[int] = []
-        masks: list[int] = []
-        starts: list[int] = []
-        for root, end in zip(model.roots.tolist(), ends, strict=True):
-            starts.append(len(rows))
-            splits = [n for n in range(root, end) if not model.leaf[n]]
-            # A one-leaf tree: a row that leaves every bit whatever its test says.
-            rows += splits or [root]
-            masks += ([full & ~leaves_under(int(model.left[n])) for n in splits]
-                      if splits else [full])
-        index = np.asarray(rows, dtype=np.int64)
+        splits = [[n for n in range(root, end) if not model.leaf[n]]
+                  for root, end in zip(model.roots.tolist(), ends, strict=True)]
+        depth = max(1, *(len(s) for s in splits))
+        test_of: dict[tuple[int, float], int] = {}
+        tests = np.zeros((depth, len(splits)), dtype=np.int64)
+        mask = np.full((depth, len(splits)), full, dtype=dtype)
+        for t, nodes in enumerate(splits):
+            for i, n in enumerate(nodes):
+                sided = 2 * int(model.feature[n]) + int(not model.missing_left[n])
+                test = (sided, float(model.threshold[n]))
+                tests[i, t] = test_of.setdefault(test, len(test_of))
+                mask[i, t] = full & ~leaves_under(int(model.left[n]))
+        if not test_of:  # every tree one leaf: a test whose rows leave every bit
+            test_of[(0, np.inf)] = 0
+        sided = np.asarray([s for s, _ in test_of], dtype=np.int64)
+        threshold = np.asarray([t for _, t in test_of], dtype=np.float64)
         values = np.zeros((len(tree_leaves), most))
         for t, order in enumerate(tree_leaves):
             values[t, : len(order)] = model.value[order]
-        threshold = np.where(model.leaf[index], np.inf, model.threshold[index])
         return cls(
-            column=model.feature[index],
-            sided=2 * model.feature[index] + ~model.missing_left[index],
+            column=sided // 2,
+            sided=sided,
             threshold=threshold,
             finite_threshold=np.minimum(threshold, np.finfo(np.float64).max),
-            mask=np.asarray(masks, dtype=dtype),
-            starts=np.asarray(starts, dtype=np.int64),
+            tests=tests,
+            mask=mask,
             values=values,
         )
 
     def leaf_values(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """The value of the leaf each sample reaches in each tree, (samples, trees)."""
         n = len(x)
-        out = np.empty((len(self.starts), n))
-        full = self.mask.dtype.type(np.iinfo(self.mask.dtype).max)
+        trees = self.tests.shape[1]
+        out = np.empty((trees, n))
         big = np.finfo(np.float64).max
-        trees = np.arange(len(self.starts))[:, None]
+        at = np.arange(trees)[:, None]
+        mask = self.mask[:, :, None]
         for start in range(0, n, _BLOCK):
             block = x[start : start + _BLOCK]
             if np.isnan(block).any():
@@ -250,12 +260,16 @@ class _Scorer:
                 right = rows[self.sided] > self.finite_threshold[:, None]
             else:
                 right = np.ascontiguousarray(block.T)[self.column] > self.threshold[:, None]
-            masks = np.where(right, self.mask[:, None], full)
-            left = np.bitwise_and.reduceat(masks, self.starts, axis=0)  # (trees, block)
+            # A true test leaves its mask, a false one every bit: 1 - 1 = 0 and 0 - 1 = all
+            # ones (unsigned), or'ed with the mask.
+            masks = right[self.tests].astype(self.mask.dtype)
+            masks -= 1
+            masks |= mask
+            left = np.bitwise_and.reduce(masks, axis=0)  # (trees, block)
             # The lowest bit left: its place is the exponent of its (exact) float value.
             lowest = (left & (~left + 1)).astype(np.float64)
             leaf = np.frexp(lowest)[1] - 1
-            out[:, start : start + len(block)] = self.values[trees, leaf]
+            out[:, start : start + len(block)] = self.values[at, leaf]
         return out.T
 
 
