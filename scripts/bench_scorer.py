@@ -50,8 +50,9 @@ def main() -> None:
         total["walk"] += end - middle
         print(f"{i:>8} {len(ensemble.roots):>6} {int(splits.sum()):>7} "
               f"{len(ensemble.scorer.threshold):>6} {middle - start:>14.3f} {end - middle:>8.3f}")
+    ratio = total["walk"] / total["quickscorer"]
     print(f"{'all':>8} {'':>6} {'':>7} {'':>6} {total['quickscorer']:>14.3f} "
-          f"{total['walk']:>8.3f}  (walk / quickscorer {total['walk'] / total['quickscorer']:.1f}x)")
+          f"{total['walk']:>8.3f}  (walk / quickscorer {ratio:.1f}x)")
 
 
 if __name__ == "__main__":
