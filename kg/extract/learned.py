@@ -216,8 +216,8 @@ class _Scorer:
         mask = np.full((depth, len(splits)), full, dtype=dtype)
         for t, nodes in enumerate(splits):
             for i, n in enumerate(nodes):
-                sided = 2 * int(model.feature[n]) + int(not model.missing_left[n])
-                test = (sided, float(model.threshold[n]))
+                side = 2 * int(model.feature[n]) + int(not model.missing_left[n])
+                test = (side, float(model.threshold[n]))
                 tests[i, t] = test_of.setdefault(test, len(test_of))
                 mask[i, t] = full & ~leaves_under(int(model.left[n]))
         if not test_of:  # every tree one leaf: a test whose rows leave every bit
