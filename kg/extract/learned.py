@@ -326,8 +326,12 @@ def stack_features(
     out = {k: {"stack_own": probs[k], "stack_outer": 0.0, "stack_inner": 0.0,
                "stack_cross": 0.0, "stack_rank": 0.0} for k in spans}
     occurrences = sorted((f, s, e, k) for k, found in spans.items() for f, s, e in found)
+    count = len(occurrences)
     for i, (f, s, e, k) in enumerate(occurrences):
-        for f2, s2, e2, k2 in occurrences[i + 1:]:
+        j = i + 1  # the occurrences starting inside this one follow it (no slice copied)
+        while j < count:
+            f2, s2, e2, k2 = occurrences[j]
+            j += 1
             if f2 != f or s2 >= e:
                 break
             if k2 == k:
@@ -339,7 +343,8 @@ def stack_features(
             else:
                 pairs = (("stack_cross", k, k2), ("stack_cross", k2, k))
             for name, a, b in pairs:
-                out[a][name] = max(out[a][name], probs[b])
+                if probs[b] > out[a][name]:
+                    out[a][name] = probs[b]
     order = sorted(spans, key=lambda k: (-probs[k], k))
     for rank, k in enumerate(order):
         out[k]["stack_rank"] = rank / len(order)
@@ -443,13 +448,18 @@ class DecisionModel:
         proposes = np.zeros(len(rows))
         if len(kept):
             sub = x[kept]
-            acceptable = np.stack([
-                np.mean([m.proba(_columns(sub, column, m.features))[:, 1] for m in models],
-                        axis=0)
-                for models in self.types.values()], axis=1)
+            copies: dict[tuple[str, ...], npt.NDArray[np.float64]] = {}
+
+            def of(m: Model) -> npt.NDArray[np.float64]:
+                """`m`'s probabilities; models of one feature list share one column copy."""
+                if m.features not in copies:
+                    copies[m.features] = _columns(sub, column, m.features)
+                return m.proba(copies[m.features])[:, 1]
+
+            acceptable = np.stack([np.mean([of(m) for m in models], axis=0)
+                                   for models in self.types.values()], axis=1)
             types[kept] = acceptable.argmax(1)
-            proposes[kept] = np.mean([m.proba(_columns(sub, column, m.features))[:, 1]
-                                      for m in self.proposes], axis=0)
+            proposes[kept] = np.mean([of(m) for m in self.proposes], axis=0)
         return [
             Decision(float(a), order[int(t)], float(p))
             for a, t, p in zip(accept, types, proposes, strict=True)
