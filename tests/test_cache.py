@@ -192,7 +192,7 @@ def test_which_files_each_version_follows(tmp_path: Path, monkeypatch: pytest.Mo
 
     first = versions()
     assert first == (rules_version(), cache_module.feature_rules_version())
-    for name in ("data/decisions.json.gz", "extract/learned.py",
+    for name in ("data/decisions.json.gz", "extract/learned.py", "extract/mentions.py",
                  "extract/relation_patterns.py"):
         with (package / name).open("ab") as f:
             f.write(b"\n")

@@ -34,11 +34,7 @@ from kg.extract.assemble import (
     PaperCandidates,
     ParsedField,
     Prepared,
-    _resolve_overlaps,
-    assemble_decided,
     decide_prepared,
-    overlap_level,
-    paper_best,
 )
 from kg.extract.candidates import FieldCandidates, Occurrence
 from kg.extract.decisions import AcceptReason, CandidateGroup, DecisionThresholds, acceptance
@@ -54,6 +50,7 @@ from kg.extract.learned import (
     stack_features,
     with_stack_features,
 )
+from kg.extract.mentions import assemble_decided, overlap_level, paper_best, resolve_overlaps
 from kg.extract.terms import Term
 from kg.extract.textfix import repair
 from kg.normalize import norm_key
@@ -416,7 +413,7 @@ def test_overlapping_spans_compare_probabilities_in_steps() -> None:
     def survivors(whole: float, piece: float, step: float) -> list[str]:
         scores = {"graph neural network": overlap_level(whole, step),
                   "graph neural": overlap_level(piece, step)}
-        return sorted(_resolve_overlaps(fields, accepted, scores))  # type: ignore[arg-type]
+        return sorted(resolve_overlaps(fields, accepted, scores))  # type: ignore[arg-type]
 
     assert survivors(0.78, 0.83, 0.2) == ["graph neural network"]  # one step: the longer
     assert survivors(0.55, 0.95, 0.2) == ["graph neural"]  # clearly likelier: the piece

@@ -288,3 +288,12 @@ def find_definitions(doc: Doc) -> list[Definition]:
                     found.append(Definition(doc[i - 1 : i], inner))
         i += 1
     return found
+
+
+def short_of(label: str, acronyms: dict[str, str]) -> str | None:
+    """The short form `label` is (or is the plural of) among `acronyms`' keys, else None."""
+    if label in acronyms:
+        return label
+    if label.endswith("s") and label[:-1] in acronyms:
+        return label[:-1]
+    return None

@@ -14,7 +14,7 @@ Three kinds of entry, each under a version that changes whenever what made it ch
   (`kg.extract.assemble.Prepared`, pickled). Version: the two above, the extractor
   configuration without its decision thresholds, and every rule and data file except those
   that only run after the features (`DECISION_ONLY`: the decision models and their code,
-  the relation patterns).
+  turning decided groups into mentions, the relation patterns).
 - `record`: the whole `Extraction` of one paper text (`kg.extract.records`). Version: the two
   above, the extractor configuration, every rule (the source of `kg.extract`, `kg.vocab`,
   `kg.normalize`, `kg.types`) and every data file the rules read (gazetteer, lexicon, learned
@@ -68,10 +68,11 @@ _PACKAGE = Path(__file__).resolve().parents[1]
 _RULE_SOURCES = ("extract", "vocab", "normalize.py", "types.py")
 _RULE_DATA = "data"
 # What runs only after the features (`prepared` entries): the decision models and their code,
-# the relation patterns (which read the decided mentions and the parse).
+# the mentions made of their decisions, the relation patterns (which read the decided
+# mentions and the parse).
 DECISION_ONLY = frozenset({
-    "data/decisions.json.gz", "extract/learned.py", "extract/relation_mentions.py",
-    "extract/relation_patterns.py", "extract/relation_words.py",
+    "data/decisions.json.gz", "extract/learned.py", "extract/mentions.py",
+    "extract/relation_mentions.py", "extract/relation_patterns.py", "extract/relation_words.py",
 })
 
 

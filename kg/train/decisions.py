@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from kg.extract.assemble import overlap_level
 from kg.extract.decisions import DEFAULT_THRESHOLDS
 from kg.extract.features import FEATURE_GROUPS
 from kg.extract.learned import FORMAT, STACK_NAMES, OccurrenceSpans, stack_features
+from kg.extract.mentions import overlap_level
 from kg.types import ConceptType
 
 # Chosen once from general practice for a few thousand tabular examples, not tuned on the
@@ -441,7 +441,7 @@ def accept_curve(examples: Sequence[Example], proba: np.ndarray,
 def surviving(examples: Sequence[Example], proba: np.ndarray, rows: Sequence[int],
               cut: float) -> list[int]:
     """The rows (examples of one paper) accepted at `cut` that keep an occurrence where
-    their spans overlap, as `kg.extract.assemble` resolves them: the higher `overlap_level`
+    their spans overlap, as `kg.extract.mentions` resolves them: the higher `overlap_level`
     (a name half a step higher), then the longer span."""
     step = DEFAULT_THRESHOLDS.overlap_step
     spans = sorted((-overlap_level(float(proba[i]), step,
