@@ -53,6 +53,8 @@ _NOT_PLURAL = frozenset(
 
 def fold_diacritics(text: str) -> str:
     """'Fréchet' -> 'Frechet' (compatibility decomposition, combining marks dropped)."""
+    if text.isascii():  # most labels: no ASCII character decomposes or combines
+        return text
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(ch for ch in decomposed if not unicodedata.combining(ch))
 

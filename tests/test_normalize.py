@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+import unicodedata
 
-from kg.normalize import norm_key
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kg.normalize import fold_diacritics, norm_key
 
 
 @pytest.mark.parametrize(
@@ -29,3 +33,11 @@ def test_plural_folding_follows_how_the_word_is_written(label: str, key: str) ->
 def test_camel_case_singular_and_plural_share_a_key() -> None:
     assert norm_key("FlumNet") == norm_key("FlumNets") == norm_key("flumnets")
     assert norm_key("QuixLens") != norm_key("QuixLen")
+
+
+@given(st.one_of(st.text(), st.text(st.characters(max_codepoint=127))))
+def test_folding_diacritics_is_decomposing_and_dropping_combining_marks(text: str) -> None:
+    # The ASCII shortcut included: it must give what the full decomposition gives.
+    decomposed = unicodedata.normalize("NFKD", text)
+    assert fold_diacritics(text) == "".join(c for c in decomposed if not unicodedata.combining(c))
+    assert fold_diacritics("Fréchet Ångström") == "Frechet Angstrom"
