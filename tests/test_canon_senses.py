@@ -128,6 +128,21 @@ def test_a_short_form_never_defined_joins_the_one_concept_its_initials_spell():
     assert "llm" not in result.concepts and "svm" in result.concepts
 
 
+def test_the_papers_of_an_initials_sense_are_found_in_the_build_as_a_scan_finds_them():
+    extractions = [Extraction("p1", mentions=(m("large language model"), m("LLMs", 40))),
+                   Extraction("p2", mentions=(m("large language model"), m("GPU", 40))),
+                   Extraction("p3", mentions=(m("LLM"), m("GPU", 40))),
+                   Extraction("p4", mentions=(m("support vector machine"),))]
+    papers = [Paper(x.paper_id, "abstract") for x in extractions]
+    table = sn.SenseTable.build(papers, {x.paper_id: x for x in extractions})
+    # Only the one concept spelling an undefined short form: not "support vector machine".
+    assert table._papers_cache == {"large language model": {"p1", "p2"}}
+    scanned = {pid for pid, keys in table.context.items()
+               if sn._holds(keys, "large language model")}
+    assert scanned == {"p1", "p2"}
+    assert table.resolve("p3", "LLM") == ("large language model", sn.INITIALS)
+
+
 def test_spelling_variants_are_one_node_named_by_the_most_used_key():
     assert compact("pre trained language model") == compact("pretrained language model")
     assert compact("frames per second") == compact("frame per second")
