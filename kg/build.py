@@ -151,17 +151,21 @@ def extract_corpus(
                     cache=folder, load_first=workers > 1))
                 sent = {p.id for p in todo}  # their records may appear while the others are read
             # In slices: a slice's records are decoded JSON until they become Extractions (and
-            # a `PaperShelf`'s papers are read a slice at a time).
+            # a `PaperShelf`'s papers are read a slice at a time). With the collector paused,
+            # as where the workers' results are taken below: decoding makes no reference
+            # cycles, and the collector's passes over the growing extractions took half of
+            # this loop (35k records: 16.7-17.1 s with it, 8.2-8.5 s without; issue 14).
             late: list[Paper] = []
-            for batch in _slices((p for p in papers if p.abstract and p.id not in sent),
-                                 CACHE_READ_BATCH):
-                reused = cached_extractions(batch, config, folder)
-                for i in sorted(reused):
-                    results[batch[i].id] = compact_extraction(reused[i], spans)
-                counts.add(PartitionResult(tuple(reused.values()), reused=len(reused)))
-                if progress is not None and reused:
-                    progress(len(reused))
-                late += [p for i, p in enumerate(batch) if i not in reused]
+            with collector_paused():
+                for batch in _slices((p for p in papers if p.abstract and p.id not in sent),
+                                     CACHE_READ_BATCH):
+                    reused = cached_extractions(batch, config, folder)
+                    for i in sorted(reused):
+                        results[batch[i].id] = compact_extraction(reused[i], spans)
+                    counts.add(PartitionResult(tuple(reused.values()), reused=len(reused)))
+                    if progress is not None and reused:
+                        progress(len(reused))
+                    late += [p for i, p in enumerate(batch) if i not in reused]
             if sent and meanwhile is not None:
                 meanwhile()
             _take(early, results, spans, counts, progress)

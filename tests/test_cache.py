@@ -91,6 +91,29 @@ def test_warm_rebuild_is_byte_identical_and_parses_nothing(
     assert uncached == first
 
 
+def test_cached_records_are_read_with_the_collector_paused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Decoding records makes no reference cycles; the collector's passes over the growing
+    # extractions cost half of reading them (issue 14). It is back on afterwards.
+    import gc
+
+    folder = tmp_path / "cache"
+    build(tmp_path, "cold", [SMALL], folder)
+    seen: list[bool] = []
+    original = kg_build.cached_extractions
+
+    def reading(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(kg_build, "cached_extractions", reading)
+    warm, _ = build(tmp_path, "warm", [SMALL], folder)
+    assert warm.extraction.reused == 3
+    assert seen and not any(seen)
+    assert gc.isenabled()
+
+
 def test_a_rule_change_redecides_from_the_cached_parses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
