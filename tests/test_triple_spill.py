@@ -9,6 +9,7 @@ import pytest
 from pyoxigraph import Literal, NamedNode, Triple
 
 from kg.rdf import build as rdf_build
+from kg.rdf import canonical
 from kg.rdf.build import build_triples
 from kg.rdf.canonical import Region, TripleBuffer
 from kg.rdf.sample import sample_corpus
@@ -60,6 +61,30 @@ def _written(entries: list[tuple[str, NamedNode, object, str]], spill_at: int) -
 def test_spilled_runs_give_the_same_triples_in_the_same_order(seed: int, spill_at: int) -> None:
     entries = _entries(seed, 400)
     assert _written(entries, spill_at) == _written(entries, 0)
+
+
+@pytest.mark.parametrize("batch", [1, 3, 64])
+def test_runs_of_many_subjects_read_back_whole_however_they_are_batched(
+    monkeypatch: pytest.MonkeyPatch, batch: int,
+) -> None:
+    """A run is pickled `RUN_BATCH` subjects at a time: runs of hundreds of subjects (several
+    batches, the last one short) give what the buffer in memory gives."""
+    rng = random.Random(batch)
+    entries = []
+    for _ in range(1500):
+        subject = f"{B}s{rng.randrange(700):04d}"
+        obj, key = str_term(str(rng.randrange(5)))
+        entries.append((subject, rng.choice(PREDICATES), obj, key))
+    monkeypatch.setattr(canonical, "RUN_BATCH", batch)
+    buf = TripleBuffer(spill_at=400)
+    for subject, predicate, obj, key in entries:
+        buf.add(subject, predicate, obj, key)  # type: ignore[arg-type]
+    assert buf.spilled_runs == 3
+    assert entries[0][0] in buf and f"{B}x" not in buf  # the first one is in the first run
+    memory = TripleBuffer()
+    for subject, predicate, obj, key in entries:
+        memory.add(subject, predicate, obj, key)  # type: ignore[arg-type]
+    assert [str(t) for t in buf.iter_triples()] == [str(t) for t in memory.iter_triples()]
 
 
 def test_a_buffer_spills_past_its_budget_and_still_knows_its_subjects() -> None:
