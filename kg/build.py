@@ -51,6 +51,7 @@ from kg.ingest import IngestReport, read_papers
 from kg.ingest.limits import DEFAULT_LIMITS, ReadLimits
 from kg.ingest.shelf import PaperShelf
 from kg.namespaces import DEFAULT_BASE
+from kg.normalize import keys_kept
 from kg.query.store import load_store
 from kg.rdf import GraphFormat, write_graph
 from kg.rdf.build import iter_segments, iter_triples
@@ -269,15 +270,16 @@ def link_corpus(
     merges, hygiene, origin roles, then people's `corrections`), and match the concepts to the
     vocabularies. `release`: `extractions` is the caller's own dict and keeps of each paper
     only what the graph reads (`kg.canon.concepts.after_links`) once its links are made."""
-    canon = canonical_corpus(papers, extractions, corrections or [], release=release)
-    result = canon.canonical
-    concepts = result.concepts
-    relations = canonical_relations(papers, extractions, concepts, key_of=result.key_of)
+    with keys_kept():  # every mention is keyed pass after pass (`kg.normalize.keys_kept`)
+        canon = canonical_corpus(papers, extractions, corrections or [], release=release)
+        result = canon.canonical
+        concepts = result.concepts
+        relations = canonical_relations(papers, extractions, concepts, key_of=result.key_of)
+        matches = match_vocabularies(concepts.values())
     return Corpus(papers=papers, extractions=extractions, concepts=concepts,
-                  links=result.links, relations=relations,
-                  matches=match_vocabularies(concepts.values()), decisions=canon.decisions,
-                  rejections=canon.rejections, corrections=canon.applied,
-                  warnings=canon.warnings)
+                  links=result.links, relations=relations, matches=matches,
+                  decisions=canon.decisions, rejections=canon.rejections,
+                  corrections=canon.applied, warnings=canon.warnings)
 
 
 StageCallback = Callable[[str, float, str], None]

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 
 _SEPARATORS = re.compile(r"[\s\-‐‑‒–—_/]+")
@@ -97,9 +99,44 @@ def norm_text(label: str) -> str:
     return text
 
 
-@lru_cache(maxsize=1 << 18)
+# `norm_key`'s results for every label seen inside `keys_kept` (None: outside it).
+_kept: dict[str, str] | None = None
+
+
+@contextmanager
+def keys_kept() -> Iterator[None]:
+    """Keep every `norm_key` result of the block, not only the last 1 << 18 (re-entrant).
+
+    The corpus stage (`kg.canon`, the vocabulary links) keys every mention of the corpus
+    several times, pass after pass: at 35k papers ~1.3 M calls over more distinct labels than
+    the LRU holds, so each pass evicted what the next one asked for and nearly every call
+    missed (cProfile: `norm_text` ran once per `norm_key` call). A plain dict for the stage holds
+    one entry per distinct label (those strings the corpus holds anyway) and goes with it.
+    """
+    global _kept
+    if _kept is not None:
+        yield
+        return
+    _kept = {}
+    try:
+        yield
+    finally:
+        _kept = None
+
+
 def norm_key(label: str) -> str:
     """The matching key of a label (see module docstring); cached, labels repeat a lot."""
+    kept = _kept
+    if kept is None:
+        return _norm_key(label)
+    found = kept.get(label)
+    if found is None:
+        found = kept[label] = _norm_key(label)
+    return found
+
+
+@lru_cache(maxsize=1 << 18)
+def _norm_key(label: str) -> str:
     text = norm_text(label)
     if not text:
         return ""

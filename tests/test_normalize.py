@@ -41,3 +41,19 @@ def test_folding_diacritics_is_decomposing_and_dropping_combining_marks(text: st
     decomposed = unicodedata.normalize("NFKD", text)
     assert fold_diacritics(text) == "".join(c for c in decomposed if not unicodedata.combining(c))
     assert fold_diacritics("Fréchet Ångström") == "Frechet Angstrom"
+
+
+@given(st.lists(st.text(max_size=12), max_size=30))
+def test_keys_kept_for_a_stage_are_the_keys_and_go_with_it(labels: list[str]) -> None:
+    """`keys_kept` (the corpus stage keys every mention again and again) gives the keys
+    `norm_key` gives, holds them only inside the block, and nests."""
+    from kg import normalize
+
+    outside = [norm_key(label) for label in labels]
+    with normalize.keys_kept():
+        first = [norm_key(label) for label in labels]
+        with normalize.keys_kept():  # nested: the same store
+            again = [norm_key(label) for label in reversed(labels)]
+        assert normalize._kept is not None and set(normalize._kept) == set(labels)
+    assert first == outside and again == outside[::-1]
+    assert normalize._kept is None

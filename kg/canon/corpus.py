@@ -23,6 +23,7 @@ from kg.canon.origin import origin_roles
 from kg.canon.senses import short_sense_key
 from kg.canon.variants import HEAD_RULE, WORD_RULE, elided_heads, elided_neural
 from kg.ingest.shelf import papers_by_id
+from kg.normalize import keys_kept
 from kg.types import (
     CanonDecision,
     Correction,
@@ -55,6 +56,16 @@ def canonical_corpus(
     """One node per concept, hygiene, origin roles, then `corrections` in order. `release`:
     `extractions` is the caller's dict, slimmed as the links are made
     (`kg.canon.concepts.canonicalise_corpus`)."""
+    with keys_kept():  # every mention is keyed pass after pass (`kg.normalize.keys_kept`)
+        return _canonical_corpus(papers, extractions, corrections, release)
+
+
+def _canonical_corpus(
+    papers: Sequence[Paper],
+    extractions: Mapping[str, Extraction],
+    corrections: Sequence[Correction],
+    release: bool,
+) -> CorpusCanon:
     canonical = canonicalise_corpus(papers, extractions, release=release)
     by_id = papers_by_id(papers)  # a shelf's papers are read as each rule reaches them
     counts = Counter(link.concept_key for link in canonical.links)
