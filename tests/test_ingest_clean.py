@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from kg.ingest.clean import clean_text
+from kg.ingest.clean import clean_text, drop_noncharacters
 from kg.ingest.ids import content_id, paper_id
 from kg.ingest.records import BadRecord, as_link, to_paper
 from kg.ingest.sources import Format, Source, venue_year
@@ -93,3 +95,16 @@ def test_venue_year_needs_the_whole_stem() -> None:
     assert venue_year("corl2021") == ("CoRL", 2021)
     assert venue_year("papers") == (None, None)
     assert venue_year("2025") == (None, None)
+
+
+@given(st.text(st.sampled_from("ab \u00e9\ufdd0\ufdef\ufffe\uffff\U0001fffe\U0010ffff")))
+def test_noncharacters_are_dropped_and_nothing_else(text: str) -> None:
+    """`drop_noncharacters` returns ASCII text as it is (no noncharacter is ASCII): the
+    shortcut gives what the pattern gives, on ASCII and on any mix."""
+    kept = drop_noncharacters(text)
+    assert kept == "".join(c for c in text if c not in NONCHARACTERS)
+    assert drop_noncharacters(text.encode("ascii", "ignore").decode()) == text.encode(
+        "ascii", "ignore").decode()
+
+
+NONCHARACTERS = frozenset("\ufdd0\ufdef\ufffe\uffff\U0001fffe\U0010ffff")
