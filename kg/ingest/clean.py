@@ -50,8 +50,8 @@ def drop_noncharacters(text: str) -> str:
     'graph nets'
     """
     # Every noncharacter is outside ASCII; most texts are ASCII, and `isascii` is a flag the
-    # string already holds, where the pattern's class is tried at every character (~1 µs a
-    # kilobyte: 2.4 s of reading the 35k papers of paperlists/, py-spy; issue 14).
+    # string already holds, where the pattern's class is tried at every character (2.4 s of
+    # reading the 35k papers of paperlists/, sampled by py-spy; issue 14).
     return text if text.isascii() else _NONCHARACTER.sub("", text)
 
 
