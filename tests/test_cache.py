@@ -114,6 +114,35 @@ def test_cached_records_are_read_with_the_collector_paused(
     assert gc.isenabled()
 
 
+def test_canonicalisation_runs_with_the_collector_paused_and_freezes_what_it_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The corpus stage's links and concepts live to the end of the build: no collection walks
+    # them, during the stage or after it (issue 14). The collector is back on afterwards.
+    import gc
+
+    seen: list[bool] = []
+    original = kg_build.link_corpus
+
+    def linking(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(gc.isenabled())
+        return original(*args, **kwargs)
+
+    freezes: list[bool] = []
+    real_freeze = gc.freeze
+
+    def freeze() -> None:
+        freezes.append(gc.isenabled())
+        real_freeze()
+
+    monkeypatch.setattr(kg_build, "link_corpus", linking)
+    monkeypatch.setattr(kg_build.gc, "freeze", freeze)
+    build(tmp_path, "cold", [SMALL], tmp_path / "cache")
+    assert seen == [False]
+    assert freezes and not all(freezes)  # the stage's freeze came before the collector was back
+    assert gc.isenabled()
+
+
 def test_a_rule_change_redecides_from_the_cached_parses(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
