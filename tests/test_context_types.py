@@ -6,19 +6,26 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kg.extract.context_types import (
     COLUMNS,
     NAMES,
+    SOURCE_COLUMNS,
     WINDOW,
     WINDOW_NAMES,
+    Window,
+    _window_evidence,
     context_type_features,
     neighbours,
+    occurrence_context,
     window,
     window_type_features,
 )
@@ -140,3 +147,49 @@ def test_window_words_vote_for_the_type_of_the_spans_they_stand_near() -> None:
     assert both["win_scirex_Dataset"] == pytest.approx(
         (benchmark["win_scirex_Dataset"] + network["win_scirex_Dataset"]) / 2)
     assert set(benchmark) == set(WINDOW_NAMES) and set(WINDOW_NAMES) <= set(NAMES)
+
+
+# Words and marks of prose, one longer than the reach of `neighbours` and of `window`'s first
+# tokenizing, and unicode, so that random text meets the cases where a shortcut could differ.
+_WORDS = ("via", "the", "for", "results", "on", ",", ".", "(", ")", " ", "  ", "pre-trained",
+          "x" * 70, "y" * 30, "y" * 30, " ", "é", "a_b", "\n", "network")
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(_WORDS), max_size=40).map("".join), st.data())
+def test_one_reading_gives_the_neighbours_and_the_window(text: str, data: st.DataObject
+                                                          ) -> None:
+    cut = sorted(data.draw(st.lists(st.integers(0, len(text)), min_size=4, max_size=4)))
+    sent_start, start, end, sent_end = cut
+    tokens = re.compile(r"\w+|[^\w\s]")
+    expected = (tuple(w.lower() for w in tokens.findall(text[sent_start:start])[-WINDOW:]),
+                tuple(w.lower() for w in tokens.findall(text[end:sent_end])[:WINDOW]))
+    assert window(text, start, end, sent_start, sent_end) == expected
+    assert occurrence_context(text, start, end, sent_start, sent_end) == (
+        neighbours(text, start, end, sent_start, sent_end), expected)
+
+
+@given(st.lists(st.tuples(*[st.lists(st.sampled_from(("results", "on", "the", "dataset", "we",
+                                                      "propose", "via", "for", "zorbleq")),
+                                     max_size=WINDOW).map(tuple)] * 2), max_size=4))
+def test_window_evidence_is_summed_word_by_word_in_order(windows: list[Window]) -> None:
+    expected = dict.fromkeys(WINDOW_NAMES, 0.0)
+    for source, columns in SOURCE_COLUMNS.items():
+        for before, after in windows:
+            for side, words in (("win_prev", before), ("win_next", after)):
+                for word in dict.fromkeys(words):
+                    for c, value in zip(columns, _window_evidence(source, side, word),
+                                        strict=False):
+                        expected[f"win_{source}_{c}"] += value / len(windows)
+    assert window_type_features(windows) == expected  # the same floats, not nearly
+
+
+def test_a_long_word_at_the_edge_of_the_first_reading_is_read_whole() -> None:
+    # Four tokens in the stretch `window` tokenizes first, the farthest of them cut: the
+    # sentence is read again from its start.
+    text = "intro " + "y" * 30 + " " + "y" * 30 + " " + "y" * 30 + " . end"
+    start = text.index("end")
+    assert window(text, start, len(text), 0, len(text)) == (
+        ("y" * 30, "y" * 30, "y" * 30, "."), ())
+    assert occurrence_context(text, start, len(text), 0, len(text)) == (
+        (".", "</s>"), (("y" * 30, "y" * 30, "y" * 30, "."), ()))

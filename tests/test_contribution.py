@@ -4,9 +4,20 @@ invented sentences."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kg.extract.candidates import Occurrence
-from kg.extract.contribution import PaperText, contribution_features, title_initials, title_stem
+from kg.extract.contribution import (
+    _LIST_ITEM,
+    _NAMED,
+    PaperText,
+    _list_item,
+    _may_name,
+    contribution_features,
+    title_initials,
+    title_stem,
+)
 from kg.extract.features import head_word_types
 from kg.extract.terms import Term
 from kg.types import ConceptType, Field
@@ -118,3 +129,20 @@ def test_head_words_vote_with_the_vocabularies_types() -> None:
     shares, seen = head_word_types("detection")
     assert seen > 10 and max(shares, key=shares.__getitem__) is ConceptType.TASK
     assert head_word_types("zorblaxification") == ({}, 0)
+
+
+# Pieces of prose around list markers and naming words, so that random text often comes near
+# the patterns' edge cases: markers with spaces, words longer than a marker, unicode.
+_PIECES = ("(", ")", ",", " ", "  ", "\t", "i", "iv", "vii", "3", "b", "(ii)", "( ii )", "(3 )",
+           "first ,", "first",
+           "Moreover", "a", "the", "our", "pre-trained", "-", "X_1", "é", "Ⅳ", "called",
+           "named ", "known as", "a.k.a.", "aka", "dubbed", "``", "“", ":", ".", "K")
+
+
+@settings(max_examples=400)
+@given(st.lists(st.sampled_from(_PIECES), max_size=24).map("".join))
+def test_the_cheap_tests_before_the_anchored_patterns_change_no_answer(near: str) -> None:
+    # `_list_item` tries the pattern from the marker on; the plain search tries everywhere.
+    assert _list_item(near) == bool(_LIST_ITEM.search(near))
+    # `_may_name` only ever rules out text the pattern does not match.
+    assert _may_name(near) or not _NAMED.search(near)

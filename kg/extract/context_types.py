@@ -24,6 +24,8 @@ import math
 import re
 from collections.abc import Sequence
 from functools import lru_cache
+from itertools import islice
+from operator import add
 
 from kg.extract.count_tables import count_table
 from kg.extract.span_types import COLUMNS
@@ -46,6 +48,7 @@ NAMES = (
 )
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _REACH = 60  # characters looked at on each side for the neighbouring word
+_WINDOW_REACH = 80  # characters tokenized first before a span for its window (`window`)
 
 
 def _counts(key: str) -> dict[str, int]:
@@ -65,6 +68,33 @@ def neighbours(text: str, start: int, end: int, sent_start: int = 0,
     before = _TOKEN.findall(text[max(sent_start, start - _REACH):start])
     after = _TOKEN.findall(text[end:min(stop, end + _REACH)])
     return (before[-1].lower() if before else START, after[0].lower() if after else END)
+
+
+def occurrence_context(text: str, start: int, end: int, sent_start: int,
+                       sent_end: int) -> tuple[tuple[str, str], Window]:
+    """`neighbours` and `window` of one occurrence, from one reading of the words around it
+    (the same answers as calling both)."""
+    before: list[re.Match[str]] = []
+    if start > sent_start:
+        # The tokens of a stretch ending at `start` are the sentence's, but for the first one
+        # when the stretch begins inside a word: with more than `WINDOW` of them the last ones
+        # are the sentence's own (a long sentence is not tokenized from its start each time).
+        reach = max(sent_start, start - _WINDOW_REACH)
+        before = list(_TOKEN.finditer(text, reach, start))
+        if reach > sent_start and len(before) <= WINDOW:
+            before = list(_TOKEN.finditer(text, sent_start, start))
+        before = before[-WINDOW:]
+    after = list(islice(_TOKEN.finditer(text, end, sent_end), WINDOW))
+    # The neighbours are the window's nearest words (`START`/`END` when it has none), but
+    # for a word reaching beyond `_REACH`, which `neighbours` cuts: it is asked then.
+    if ((before and before[-1].start() < max(sent_start, start - _REACH))
+            or (after and after[0].end() > min(sent_end, end + _REACH))):
+        near = neighbours(text, start, end, sent_start, sent_end)
+    else:
+        near = (before[-1].group().lower() if before else START,
+                after[0].group().lower() if after else END)
+    return near, (tuple(m.group().lower() for m in before),
+                  tuple(m.group().lower() for m in after))
 
 
 def _shares(prefix: str, counts: dict[str, int], columns: Sequence[str]) -> dict[str, float]:
@@ -90,6 +120,17 @@ def _context_shares(source: str, side: str, word: str) -> tuple[float, ...]:
 
 
 _NO_SHARES = {source: (0.0,) * (len(cols) + 1) for source, cols in SOURCE_COLUMNS.items()}
+# The names of the neighbour-word features, in `NAMES`' order (source, then side).
+_CONTEXT_NAMES = tuple(name for source in SOURCE_COLUMNS for side in SIDES
+                       for name in _SHARE_NAMES[source, side])
+
+
+@lru_cache(maxsize=1 << 16)
+def _side_shares(side: str, word: str, n: int) -> tuple[tuple[float, ...], ...]:
+    """`_context_shares` of `word` on `side` over `n` occurrences (each value / n), per
+    source (in `SOURCE_COLUMNS`' order)."""
+    return tuple(tuple(v / n for v in _context_shares(source, side, word))
+                 for source in SOURCE_COLUMNS)
 
 
 def context_type_features(contexts: Sequence[tuple[str, str]], keys: Sequence[str],
@@ -99,20 +140,20 @@ def context_type_features(contexts: Sequence[tuple[str, str]], keys: Sequence[st
     (its key, its short form): for each source and side, each type's share of the annotated
     spans next to that word (smoothed by one) and log(1 + their number), averaged over the
     occurrences; SciREX's counts of the span likewise."""
-    f = dict.fromkeys(NAMES, 0.0)
-    for source in SOURCE_COLUMNS:
-        for i, side in enumerate(SIDES):
-            names = _SHARE_NAMES[source, side]
-            for context in contexts:
-                for name, value in zip(names, _context_shares(source, side, context[i]),
-                                       strict=True):
-                    f[name] += value / len(contexts)
+    n = len(contexts)
+    # Summed per name in the occurrences' order (the same floats in every version).
+    sums = [0.0] * len(_CONTEXT_NAMES)
+    for before, after in contexts:
+        prev, nxt = _side_shares("prev", before, n), _side_shares("next", after, n)
+        sums = list(map(add, sums, (*prev[0], *nxt[0], *prev[1], *nxt[1])))
+    f = dict(zip(_CONTEXT_NAMES, sums, strict=True))
     columns = SOURCE_COLUMNS["scirex"]
     span: dict[str, int] = {}
     for key in keys:
-        for c, n in _counts(f"scirex:span:{key}").items():
-            span[c] = span.get(c, 0) + n
+        for c, count in _counts(f"scirex:span:{key}").items():
+            span[c] = span.get(c, 0) + count
     f.update(_shares("rx_span", span, columns))
+    f.update(dict.fromkeys(WINDOW_NAMES, 0.0))
     return f
 
 
@@ -129,8 +170,17 @@ def window(text: str, start: int, end: int, sent_start: int = 0,
     (('results', 'on', 'the', 'new'), ('(', 'ours', ')', ','))
     """
     stop = len(text) if sent_end is None else sent_end
-    before = _TOKEN.findall(text[sent_start:start])[-WINDOW:] if start > sent_start else []
-    after = _TOKEN.findall(text[end:stop])[:WINDOW]
+    before: list[str] = []
+    if start > sent_start:
+        # The tokens of a stretch ending at `start` are the sentence's, but for the first one
+        # when the stretch begins inside a word: with more than `WINDOW` of them the last ones
+        # are the sentence's own (a long sentence is not tokenized from its start each time).
+        reach = max(sent_start, start - _WINDOW_REACH)
+        before = _TOKEN.findall(text, reach, start)
+        if reach > sent_start and len(before) <= WINDOW:
+            before = _TOKEN.findall(text, sent_start, start)
+        before = before[-WINDOW:]
+    after = [m.group() for m in islice(_TOKEN.finditer(text, end, stop), WINDOW)]
     return tuple(w.lower() for w in before), tuple(w.lower() for w in after)
 
 
@@ -138,20 +188,30 @@ def window_type_features(windows: Sequence[Window]) -> dict[str, float]:
     """The features (`WINDOW_NAMES`) of a candidate whose occurrences have these `windows`:
     per source and type, the naive-Bayes evidence of the window words for the type (see the
     module docstring), averaged over the occurrences (0 for a word the table lacks)."""
-    f = dict.fromkeys(WINDOW_NAMES, 0.0)
     if not windows:
-        return f
-    for source in SOURCE_COLUMNS:
-        names = _WINDOW_SOURCE_NAMES[source]
-        for before, after in windows:
-            for side, words in (("win_prev", before), ("win_next", after)):
-                for word in dict.fromkeys(words):  # once each, in order: sums are
-                    # the same in every process (a set's order follows the hash seed)
-                    # (no values for a word the table lacks)
-                    for name, evidence in zip(names, _window_evidence(source, side, word),
-                                              strict=False):
-                        f[name] += evidence / len(windows)
-    return f
+        return dict.fromkeys(WINDOW_NAMES, 0.0)
+    n = len(windows)
+    # Summed per name in the windows' and words' order (the same floats in every version);
+    # a word a source lacks adds 0.0 there, which changes no sum.
+    sums = [0.0] * len(WINDOW_NAMES)
+    for before, after in windows:
+        for side, words in (("win_prev", before), ("win_next", after)):
+            for word in dict.fromkeys(words):  # once each, in order: sums are
+                # the same in every process (a set's order follows the hash seed)
+                evidence = _window_evidences(side, word, n)
+                if evidence:
+                    sums = list(map(add, sums, evidence))
+    return dict(zip(WINDOW_NAMES, sums, strict=True))
+
+
+@lru_cache(maxsize=1 << 16)
+def _window_evidences(side: str, word: str, n: int) -> tuple[float, ...]:
+    """`_window_evidence` of every source over `n` windows (each value / n), in the order of
+    `WINDOW_NAMES` (0.0 where a source lacks the word; nothing when every source does)."""
+    values = [_window_evidence(source, side, word) or (0.0,) * len(cols)
+              for source, cols in SOURCE_COLUMNS.items()]
+    return tuple(v / n for vs in values for v in vs) if any(
+        _window_evidence(source, side, word) for source in SOURCE_COLUMNS) else ()
 
 
 # The feature names of `_window_evidence`'s values, by source, in its order.

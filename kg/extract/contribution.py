@@ -41,6 +41,10 @@ _BREAK = re.compile(
     r"\b(?:for|to|on|in|with|by|that|which|who|where|using|via|from|over|than|across|"
     r"into|through|under|while|when|because|and then)\b|[;,]\s*(?:which|where|and)\b",
     re.IGNORECASE)
+# Words one of which `_NAMED` needs ("called", "named", "dubbed", …), lower-cased.
+_NAMED_WORDS = ("call", "name", "dub", "term", "coin", "referred", "denot", "known", "aka",
+                "a.k.a")
+_LIST_TAIL = re.compile(r"[\w\s-]*")
 _CONTRIBUTION = re.compile(r"\bcontribution", re.IGNORECASE)
 _RESULT = re.compile(
     r"\b(?:outperform|surpass|achiev|attain|beat|improv|yield|exceed|reduc|obtain|deliver|"
@@ -120,6 +124,43 @@ class PaperText:
         return found
 
 
+def _may_name(near: str) -> bool:
+    """Can `_NAMED` match `near`? Its words are all there (a cheap test before the pattern,
+    which is tried at every position; text beyond ASCII goes to the pattern, as case-blind
+    matching there is not plain lower-casing)."""
+    if not near.isascii():
+        return True
+    low = near.lower()
+    return any(word in low for word in _NAMED_WORDS)
+
+
+def _may_list(near: str) -> bool:
+    """Can `_LIST_ITEM` match `near`? Its marker ends in ")" or ",", after which come only
+    words, spaces and hyphens: the last ")" or "," is the marker's (a cheap test before the
+    pattern, which is tried at every position)."""
+    end = max(near.rfind(")"), near.rfind(","))
+    return end >= 0 and _LIST_TAIL.fullmatch(near, end + 1) is not None
+
+
+def _list_item(near: str) -> bool:
+    """Does `_LIST_ITEM` match `near`? Its marker is a word ending just before the last ")"
+    or "," (`_may_list`), with spaces, and a "(" before it: the pattern is tried from there
+    on only, not at every position (\\w and \\s are `str.isalnum` or "_" and `str.isspace`)."""
+    if not _may_list(near):
+        return False
+    i = max(near.rfind(")"), near.rfind(","))
+    while i > 0 and near[i - 1].isspace():
+        i -= 1
+    while i > 0 and (near[i - 1].isalnum() or near[i - 1] == "_"):
+        i -= 1
+    j = i
+    while j > 0 and near[j - 1].isspace():
+        j -= 1
+    if j > 0 and near[j - 1] == "(":
+        i = j - 1
+    return _LIST_ITEM.search(near, i) is not None
+
+
 def title_initials(label: str, title_words: tuple[str, ...]) -> bool:
     """Are the letters of an all-capital short form the initials of consecutive title words
     (small words may be skipped)? "UORO" of "Unbiased Online Recurrent Optimization"."""
@@ -166,12 +207,13 @@ def contribution_features(
     for fld, occ in occurrences:
         text = paper.texts.get(fld, "")
         start, sent_start = occ.char_start, occ.sent_start
-        before = text[sent_start:start]
-        near = before[-_NEAR:]  # the anchored patterns need only the end of what precedes
+        # the anchored patterns need only the end of what precedes
+        near = text[max(sent_start, start - _NEAR):start]
         sentence = paper.sentence(fld, sent_start, occ.sent_end)
         window = " ".join(near.split()[-6:])
         f["novel_near"] = max(f["novel_near"], float(bool(_NOVEL.search(window))))
-        f["named_before"] = max(f["named_before"], float(bool(_NAMED.search(near))))
+        if not f["named_before"] and _may_name(near):
+            f["named_before"] = float(bool(_NAMED.search(near)))
         intro = [end for end in sentence.introduce_ends if end <= start]
         if intro and sentence.authored:
             f["authors_introduce_before"] = 1.0
@@ -184,17 +226,19 @@ def contribution_features(
             # "we propose [a novel] X", not "we propose a method for X" / "… that uses X"
             if words <= 8 and not _BREAK.search(between):
                 f["introduce_direct"] = 1.0
-        if _LIST_ITEM.search(near):
+        if not f["list_item"] and _list_item(near):
             f["list_item"] = 1.0
         if sentence.contribution:
             f["contribution_sentence"] = 1.0
-        if len(before) <= _NEAR and _OPENERS.match(before.strip()):
+        if start - sent_start <= _NEAR and _OPENERS.match(near.strip()):
             f["sentence_subject"] = 1.0
             if _RESULT.search(text[occ.char_end:occ.sent_end]):
                 f["subject_of_result"] = 1.0
         if fld is Field.ABSTRACT:
             abstract += 1
-            if before.strip() and text[start:start + 1].isupper():
+            if text[start:start + 1].isupper() and (
+                    near.strip() or (start - sent_start > _NEAR
+                                     and text[sent_start:start].strip())):
                 capital += 1
     f["abstract_capital"] = capital / abstract if abstract else -1.0
     if named:

@@ -269,8 +269,8 @@ def decide_role(
         if not earlier and (named or introduced) and not known:
             return Role.PROPOSES
         roles = [r for r in roles if r is not Role.PROPOSES]
-    if any(k != entry.key and re.search(rf"(^| ){re.escape(k)}( |$)", entry.key)
-           for k in proposed_keys) and "name" in entry.kinds:
+    if "name" in entry.kinds and any(k != entry.key and f" {k} " in f" {entry.key} "
+                                     for k in proposed_keys):
         return Role.PROPOSES  # "Llama3-ChatQA-2-70B" is a variant of the proposed "ChatQA 2"
     return pattern_role(roles, ctype)
 

@@ -17,15 +17,14 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from kg.extract.background import phrase_count, word_count
 from kg.extract.candidates import GazetteerLookup
 from kg.extract.context_types import NAMES as CONTEXT_TYPES
 from kg.extract.context_types import (
     context_type_features,
-    neighbours,
-    window,
+    occurrence_context,
     window_type_features,
 )
 from kg.extract.contribution import NAMES as CONTRIBUTION_NAMES
@@ -120,6 +119,7 @@ def _names() -> dict[str, tuple[str, ...]]:
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = _names()
 FEATURE_NAMES: tuple[str, ...] = tuple(n for names in FEATURE_GROUPS.values() for n in names)
+_ZEROS: dict[str, float] = dict.fromkeys(FEATURE_NAMES, 0.0)  # a group's features, at first
 _TITLE_WORD = re.compile(r"^[A-Z][a-z]+$")
 
 
@@ -176,6 +176,35 @@ def _log(count: int) -> float:
     return math.log1p(count)
 
 
+_ANN_SPAN_NAMES = tuple(f"ann_span_{column}" for column in ANNOTATED)
+_SUFFIX_NAMES = tuple((f"suffix_{name}", suffix) for name, suffix in _SUFFIXES)
+
+
+@lru_cache(maxsize=1 << 16)
+def _last_word_features(last: str, last_word: str) -> tuple[tuple[str, float], ...]:
+    """The features read off a group's last word alone (`last` of its key, `last_word` of its
+    label, lower-cased): its head type, suffixes, how the vocabularies and the annotators type
+    terms ending in it, its background count (a word is met again and again: computed once)."""
+    f: dict[str, float] = {}
+    head = head_type(last)
+    if head is not None:
+        f[f"head_{head.value}"] = 1.0
+    f["head_generic"] = float(last in GENERIC_HEADS)
+    for name, suffix in _SUFFIX_NAMES:
+        f[name] = float(bool(suffix.search(last_word)))
+    shares, seen = head_word_types(last)
+    for ctype, share in shares.items():
+        f[f"headgaz_{ctype.value}"] = share
+    f["headgaz_n"] = _log(seen)
+    f["bg_last_word"] = _log(word_count(last))
+    typed = head_types(last)
+    total = sum(typed)
+    for column, n in zip(ANNOTATED, typed, strict=True):
+        f[f"ann_head_{column}"] = n / (total + 1)
+    f["ann_head_n"] = _log(total)
+    return tuple(f.items())
+
+
 def group_features(
     entry: CandidateGroup,
     gazetteer: GazetteerLookup,
@@ -192,7 +221,7 @@ def group_features(
 ) -> dict[str, float]:
     """The features of one candidate group (names in `FEATURE_NAMES`); `reason`: the rules'
     acceptance of it when the caller has it already."""
-    f: dict[str, float] = dict.fromkeys(FEATURE_NAMES, 0.0)
+    f = _ZEROS.copy()
     occs = entry.occurrences
     label = entry.labels.most_common(1)[0][0]
     words = entry.key.split()
@@ -220,17 +249,7 @@ def group_features(
             if occ.term.kind != "model":
                 f[f"cue_{ctype.value}"] += weight
     last = entry.key.rsplit(" ", 1)[-1]
-    head = head_type(last)
-    if head is not None:
-        f[f"head_{head.value}"] = 1.0
-    f["head_generic"] = float(last in GENERIC_HEADS)
-    last_word = label.rsplit(" ", 1)[-1].lower()
-    for name, suffix in _SUFFIXES:
-        f[f"suffix_{name}"] = float(bool(suffix.search(last_word)))
-    shares, seen = head_word_types(last)
-    for ctype, share in shares.items():
-        f[f"headgaz_{ctype.value}"] = share
-    f["headgaz_n"] = _log(seen)
+    f.update(_last_word_features(last, label.rsplit(" ", 1)[-1].lower()))
 
     first_proposal = min((s for fld, s in proposal_sentences if fld is Field.ABSTRACT),
                          default=None)
@@ -274,7 +293,6 @@ def group_features(
                                        bool(kinds & {"acronym", "name"}), paper))
 
     f["bg_phrase"] = _log(phrase_count(entry.key))
-    f["bg_last_word"] = _log(word_count(last))
     counts = [word_count(w) for w in words] or [0]
     f["bg_rarest_word"] = _log(min(counts))
     f["bg_first_word"] = _log(counts[0])
@@ -289,11 +307,11 @@ def group_features(
 
     # How SciERC and TDMSci annotators typed this span and spans ending in its last word
     # (shares smoothed by one, so a single annotation says less than fifty).
-    for prefix, typed in (("ann_span", span_types(entry.key)), ("ann_head", head_types(last))):
-        total = sum(typed)
-        for column, n in zip(ANNOTATED, typed, strict=True):
-            f[f"{prefix}_{column}"] = n / (total + 1)
-        f[f"{prefix}_n"] = _log(total)
+    typed = span_types(entry.key)
+    total = sum(typed)
+    for column, n in zip(_ANN_SPAN_NAMES, typed, strict=True):
+        f[column] = n / (total + 1)
+    f["ann_span_n"] = _log(total)
 
     # Where SciERC's and SciREX's annotators draw a term's edges around its first and last
     # words ("detailed" stands before spans, "pooling" ends them).
@@ -307,13 +325,12 @@ def group_features(
     # stand ("via X": a method, "for X": a task), to the span itself in SciREX, and to spans
     # with the same words a few words away ("datasets with images (X)").
     if paper is not None:
-        contexts = [neighbours(paper.texts.get(fld, ""), occ.char_start, occ.char_end,
-                               occ.sent_start, occ.sent_end) for fld, occ in occs]
-        f.update(context_type_features(contexts, [entry.key, *([norm_key(entry.short_form)]
-                                                               if entry.short_form else [])]))
-        f.update(window_type_features([
-            window(paper.texts.get(fld, ""), occ.char_start, occ.char_end, occ.sent_start,
-                   occ.sent_end) for fld, occ in occs]))
+        around = [occurrence_context(paper.texts.get(fld, ""), occ.char_start, occ.char_end,
+                                     occ.sent_start, occ.sent_end) for fld, occ in occs]
+        f.update(context_type_features([near for near, _ in around],
+                                       [entry.key, *([norm_key(entry.short_form)]
+                                                     if entry.short_form else [])]))
+        f.update(window_type_features([words for _, words in around]))
 
     for name in ("premodifier", "next_noun", "prev_modifier"):
         f[name] = sum(getattr(occ, name) for _, occ in occs) / len(occs)

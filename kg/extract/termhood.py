@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from functools import lru_cache
+from typing import NamedTuple
 
 from kg.extract.count_tables import count_table
 
@@ -46,20 +48,32 @@ def termhood_features(words: Sequence[str]) -> dict[str, float]:
     word, the share of its in-span occurrences that end the span and its in-span share;
     the least in-span share of any word; log(1 + occurrences) of the first and last word.
     Shares are smoothed by one, so a word seen once says little."""
-    f = dict.fromkeys(NAMES, 0.0)
     if not words:
-        return f
-    for source in SOURCES:
-        first, last = word_counts(source, words[0]), word_counts(source, words[-1])
-        in_span = [_in_share(word_counts(source, w)) for w in words]
-        f.update({
-            f"th_{source}_first_starts": first["start"] / (first["start"] + first["before"] + 1),
-            f"th_{source}_first_in": in_span[0],
-            f"th_{source}_first_n": math.log1p(first["start"] + first["inside"]
-                                               + first["outside"]),
-            f"th_{source}_last_ends": last["end"] / (last["start"] + last["inside"] + 1),
-            f"th_{source}_last_in": in_span[-1],
-            f"th_{source}_last_n": math.log1p(last["start"] + last["inside"] + last["outside"]),
-            f"th_{source}_min_in": min(in_span),
-        })
+        return dict.fromkeys(NAMES, 0.0)
+    f: dict[str, float] = {}
+    for source, names in _SOURCE_NAMES:
+        stats = [_word_rates(source, w) for w in words]
+        first, last = stats[0], stats[-1]
+        f.update(zip(names, (first.starts, first.inside, first.n, last.ends, last.inside,
+                             last.n, min(s.inside for s in stats)), strict=True))
     return f
+
+
+class _Rates(NamedTuple):
+    starts: float  # of its occurrences next to or at a span's start, the share starting it
+    inside: float  # the share of its occurrences inside spans
+    n: float  # log(1 + its occurrences)
+    ends: float  # of its in-span occurrences, the share ending the span
+
+
+_SOURCE_NAMES = tuple((source, tuple(f"th_{source}_{name}" for name in _PER_SOURCE))
+                      for source in SOURCES)
+
+
+@lru_cache(maxsize=1 << 16)
+def _word_rates(source: str, word: str) -> _Rates:
+    """The rates of one word in one source (a word is met again and again: computed once)."""
+    c = word_counts(source, word)
+    return _Rates(c["start"] / (c["start"] + c["before"] + 1), _in_share(c),
+                  math.log1p(c["start"] + c["inside"] + c["outside"]),
+                  c["end"] / (c["start"] + c["inside"] + 1))
