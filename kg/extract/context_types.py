@@ -24,8 +24,8 @@ import math
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import islice
-from operator import add
+from itertools import islice, repeat
+from operator import add, truediv
 
 from kg.extract.count_tables import count_table
 from kg.extract.span_types import COLUMNS
@@ -126,11 +126,9 @@ _CONTEXT_NAMES = tuple(name for source in SOURCE_COLUMNS for side in SIDES
 
 
 @lru_cache(maxsize=1 << 16)
-def _side_shares(side: str, word: str, n: int) -> tuple[tuple[float, ...], ...]:
-    """`_context_shares` of `word` on `side` over `n` occurrences (each value / n), per
-    source (in `SOURCE_COLUMNS`' order)."""
-    return tuple(tuple(v / n for v in _context_shares(source, side, word))
-                 for source in SOURCE_COLUMNS)
+def _side_shares(side: str, word: str) -> tuple[tuple[float, ...], ...]:
+    """`_context_shares` of `word` on `side`, per source (in `SOURCE_COLUMNS`' order)."""
+    return tuple(_context_shares(source, side, word) for source in SOURCE_COLUMNS)
 
 
 def context_type_features(contexts: Sequence[tuple[str, str]], keys: Sequence[str],
@@ -144,8 +142,9 @@ def context_type_features(contexts: Sequence[tuple[str, str]], keys: Sequence[st
     # Summed per name in the occurrences' order (the same floats in every version).
     sums = [0.0] * len(_CONTEXT_NAMES)
     for before, after in contexts:
-        prev, nxt = _side_shares("prev", before, n), _side_shares("next", after, n)
-        sums = list(map(add, sums, (*prev[0], *nxt[0], *prev[1], *nxt[1])))
+        prev, nxt = _side_shares("prev", before), _side_shares("next", after)
+        sums = list(map(add, sums, map(truediv, (*prev[0], *nxt[0], *prev[1], *nxt[1]),
+                                       repeat(n))))
     f = dict(zip(_CONTEXT_NAMES, sums, strict=True))
     columns = SOURCE_COLUMNS["scirex"]
     span: dict[str, int] = {}
@@ -198,19 +197,19 @@ def window_type_features(windows: Sequence[Window]) -> dict[str, float]:
         for side, words in (("win_prev", before), ("win_next", after)):
             for word in dict.fromkeys(words):  # once each, in order: sums are
                 # the same in every process (a set's order follows the hash seed)
-                evidence = _window_evidences(side, word, n)
+                evidence = _window_evidences(side, word)
                 if evidence:
-                    sums = list(map(add, sums, evidence))
+                    sums = list(map(add, sums, map(truediv, evidence, repeat(n))))
     return dict(zip(WINDOW_NAMES, sums, strict=True))
 
 
 @lru_cache(maxsize=1 << 16)
-def _window_evidences(side: str, word: str, n: int) -> tuple[float, ...]:
-    """`_window_evidence` of every source over `n` windows (each value / n), in the order of
-    `WINDOW_NAMES` (0.0 where a source lacks the word; nothing when every source does)."""
+def _window_evidences(side: str, word: str) -> tuple[float, ...]:
+    """`_window_evidence` of every source, in the order of `WINDOW_NAMES` (0.0 where a source
+    lacks the word; nothing when every source does)."""
     values = [_window_evidence(source, side, word) or (0.0,) * len(cols)
               for source, cols in SOURCE_COLUMNS.items()]
-    return tuple(v / n for vs in values for v in vs) if any(
+    return tuple(v for vs in values for v in vs) if any(
         _window_evidence(source, side, word) for source in SOURCE_COLUMNS) else ()
 
 
