@@ -74,17 +74,7 @@ def occurrence_context(text: str, start: int, end: int, sent_start: int,
                        sent_end: int) -> tuple[tuple[str, str], Window]:
     """`neighbours` and `window` of one occurrence, from one reading of the words around it
     (the same answers as calling both)."""
-    before: list[re.Match[str]] = []
-    if start > sent_start:
-        # The tokens of a stretch ending at `start` are the sentence's, but for the first one
-        # when the stretch begins inside a word: with more than `WINDOW` of them the last ones
-        # are the sentence's own (a long sentence is not tokenized from its start each time).
-        reach = max(sent_start, start - _WINDOW_REACH)
-        before = list(_TOKEN.finditer(text, reach, start))
-        if reach > sent_start and len(before) <= WINDOW:
-            before = list(_TOKEN.finditer(text, sent_start, start))
-        before = before[-WINDOW:]
-    after = list(islice(_TOKEN.finditer(text, end, sent_end), WINDOW))
+    before, after = _window_tokens(text, start, end, sent_start, sent_end)
     # The neighbours are the window's nearest words (`START`/`END` when it has none), but
     # for a word reaching beyond `_REACH`, which `neighbours` cuts: it is asked then.
     if ((before and before[-1].start() < max(sent_start, start - _REACH))
@@ -95,6 +85,22 @@ def occurrence_context(text: str, start: int, end: int, sent_start: int,
                 after[0].group().lower() if after else END)
     return near, (tuple(m.group().lower() for m in before),
                   tuple(m.group().lower() for m in after))
+
+
+def _window_tokens(text: str, start: int, end: int, sent_start: int, sent_end: int,
+                   ) -> tuple[list[re.Match[str]], list[re.Match[str]]]:
+    """The `WINDOW` tokens before text[start:end] and after it within its sentence."""
+    before: list[re.Match[str]] = []
+    if start > sent_start:
+        # The tokens of a stretch ending at `start` are the sentence's, but for the first one
+        # when the stretch begins inside a word: with more than `WINDOW` of them the last ones
+        # are the sentence's own (a long sentence is not tokenized from its start each time).
+        reach = max(sent_start, start - _WINDOW_REACH)
+        before = list(_TOKEN.finditer(text, reach, start))
+        if reach > sent_start and len(before) <= WINDOW:
+            before = list(_TOKEN.finditer(text, sent_start, start))
+        before = before[-WINDOW:]
+    return before, list(islice(_TOKEN.finditer(text, end, sent_end), WINDOW))
 
 
 def _shares(prefix: str, counts: dict[str, int], columns: Sequence[str]) -> dict[str, float]:
@@ -168,19 +174,10 @@ def window(text: str, start: int, end: int, sent_start: int = 0,
     >>> window("Results on the new Foo Set (ours), as shown.", 19, 26)
     (('results', 'on', 'the', 'new'), ('(', 'ours', ')', ','))
     """
-    stop = len(text) if sent_end is None else sent_end
-    before: list[str] = []
-    if start > sent_start:
-        # The tokens of a stretch ending at `start` are the sentence's, but for the first one
-        # when the stretch begins inside a word: with more than `WINDOW` of them the last ones
-        # are the sentence's own (a long sentence is not tokenized from its start each time).
-        reach = max(sent_start, start - _WINDOW_REACH)
-        before = _TOKEN.findall(text, reach, start)
-        if reach > sent_start and len(before) <= WINDOW:
-            before = _TOKEN.findall(text, sent_start, start)
-        before = before[-WINDOW:]
-    after = [m.group() for m in islice(_TOKEN.finditer(text, end, stop), WINDOW)]
-    return tuple(w.lower() for w in before), tuple(w.lower() for w in after)
+    before, after = _window_tokens(text, start, end, sent_start,
+                                   len(text) if sent_end is None else sent_end)
+    return (tuple(m.group().lower() for m in before),
+            tuple(m.group().lower() for m in after))
 
 
 def window_type_features(windows: Sequence[Window]) -> dict[str, float]:
@@ -207,10 +204,11 @@ def window_type_features(windows: Sequence[Window]) -> dict[str, float]:
 def _window_evidences(side: str, word: str) -> tuple[float, ...]:
     """`_window_evidence` of every source, in the order of `WINDOW_NAMES` (0.0 where a source
     lacks the word; nothing when every source does)."""
-    values = [_window_evidence(source, side, word) or (0.0,) * len(cols)
-              for source, cols in SOURCE_COLUMNS.items()]
-    return tuple(v for vs in values for v in vs) if any(
-        _window_evidence(source, side, word) for source in SOURCE_COLUMNS) else ()
+    values = [_window_evidence(source, side, word) for source in SOURCE_COLUMNS]
+    if not any(values):
+        return ()
+    return tuple(v for found, cols in zip(values, SOURCE_COLUMNS.values(), strict=True)
+                 for v in (found or (0.0,) * len(cols)))
 
 
 # The feature names of `_window_evidence`'s values, by source, in its order.

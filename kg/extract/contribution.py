@@ -134,21 +134,15 @@ def _may_name(near: str) -> bool:
     return any(word in low for word in _NAMED_WORDS)
 
 
-def _may_list(near: str) -> bool:
-    """Can `_LIST_ITEM` match `near`? Its marker ends in ")" or ",", after which come only
-    words, spaces and hyphens: the last ")" or "," is the marker's (a cheap test before the
-    pattern, which is tried at every position)."""
-    end = max(near.rfind(")"), near.rfind(","))
-    return end >= 0 and _LIST_TAIL.fullmatch(near, end + 1) is not None
-
-
 def _list_item(near: str) -> bool:
-    """Does `_LIST_ITEM` match `near`? Its marker is a word ending just before the last ")"
-    or "," (`_may_list`), with spaces, and a "(" before it: the pattern is tried from there
+    """Does `_LIST_ITEM` match `near`? Its marker ends in ")" or ",", after which come only
+    words, spaces and hyphens, so the last ")" or "," is the marker's; the marker is a word
+    ending just before it, with spaces, and a "(" before it. The pattern is tried from there
     on only, not at every position (\\w and \\s are `str.isalnum` or "_" and `str.isspace`)."""
-    if not _may_list(near):
+    end = max(near.rfind(")"), near.rfind(","))
+    if end < 0 or _LIST_TAIL.fullmatch(near, end + 1) is None:
         return False
-    i = max(near.rfind(")"), near.rfind(","))
+    i = end
     while i > 0 and near[i - 1].isspace():
         i -= 1
     while i > 0 and (near[i - 1].isalnum() or near[i - 1] == "_"):
