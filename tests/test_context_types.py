@@ -26,7 +26,6 @@ from kg.extract.context_types import (
     context_type_features,
     neighbours,
     occurrence_context,
-    window,
     window_type_features,
 )
 from kg.extract.features import FEATURE_GROUPS
@@ -126,9 +125,9 @@ def test_the_window_of_an_occurrence_stays_inside_its_sentence() -> None:
     text = "Prior work fails. Results on the big new Foo Set, as shown here today."
     start = text.index("Foo")
     sent = text.index("Results")
-    assert window(text, start, start + len("Foo Set"), sent, len(text)) == (
+    assert occurrence_context(text, start, start + len("Foo Set"), sent, len(text))[1] == (
         ("on", "the", "big", "new"), (",", "as", "shown", "here"))
-    assert window(text, sent, sent + len("Results"), sent, len(text))[0] == ()
+    assert occurrence_context(text, sent, sent + len("Results"), sent, len(text))[1][0] == ()
 
 
 def test_window_words_vote_for_the_type_of_the_spans_they_stand_near() -> None:
@@ -164,7 +163,6 @@ def test_one_reading_gives_the_neighbours_and_the_window(text: str, data: st.Dat
     tokens = re.compile(r"\w+|[^\w\s]")
     expected = (tuple(w.lower() for w in tokens.findall(text[sent_start:start])[-WINDOW:]),
                 tuple(w.lower() for w in tokens.findall(text[end:sent_end])[:WINDOW]))
-    assert window(text, start, end, sent_start, sent_end) == expected
     assert occurrence_context(text, start, end, sent_start, sent_end) == (
         neighbours(text, start, end, sent_start, sent_end), expected)
 
@@ -189,7 +187,5 @@ def test_a_long_word_at_the_edge_of_the_first_reading_is_read_whole() -> None:
     # sentence is read again from its start.
     text = "intro " + "y" * 30 + " " + "y" * 30 + " " + "y" * 30 + " . end"
     start = text.index("end")
-    assert window(text, start, len(text), 0, len(text)) == (
-        ("y" * 30, "y" * 30, "y" * 30, "."), ())
     assert occurrence_context(text, start, len(text), 0, len(text)) == (
         (".", "</s>"), (("y" * 30, "y" * 30, "y" * 30, "."), ()))

@@ -48,7 +48,7 @@ NAMES = (
 )
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _REACH = 60  # characters looked at on each side for the neighbouring word
-_WINDOW_REACH = 80  # characters tokenized first before a span for its window (`window`)
+_WINDOW_REACH = 80  # characters tokenized first before a span for its window (`occurrence_context`)
 
 
 def _counts(key: str) -> dict[str, int]:
@@ -72,8 +72,13 @@ def neighbours(text: str, start: int, end: int, sent_start: int = 0,
 
 def occurrence_context(text: str, start: int, end: int, sent_start: int,
                        sent_end: int) -> tuple[tuple[str, str], Window]:
-    """`neighbours` and `window` of one occurrence, from one reading of the words around it
-    (the same answers as calling both)."""
+    """`neighbours` of one occurrence and its window: the `WINDOW` words (or punctuation
+    marks) before text[start:end] and after it within its sentence [sent_start, sent_end),
+    lower-cased, from one reading of the words around it.
+
+    >>> occurrence_context("Results on the new Foo Set (ours), as shown.", 19, 26, 0, 44)
+    (('new', '('), (('results', 'on', 'the', 'new'), ('(', 'ours', ')', ',')))
+    """
     before, after = _window_tokens(text, start, end, sent_start, sent_end)
     # The neighbours are the window's nearest words (`START`/`END` when it has none), but
     # for a word reaching beyond `_REACH`, which `neighbours` cuts: it is asked then.
@@ -164,20 +169,6 @@ def context_type_features(contexts: Sequence[tuple[str, str]], keys: Sequence[st
 
 Window = tuple[tuple[str, ...], tuple[str, ...]]
 """The lower-cased words (and punctuation marks) before and after one occurrence."""
-
-
-def window(text: str, start: int, end: int, sent_start: int = 0,
-           sent_end: int | None = None) -> Window:
-    """The `WINDOW` words (or punctuation marks) before text[start:end] and after it, within
-    its sentence [sent_start, sent_end), lower-cased.
-
-    >>> window("Results on the new Foo Set (ours), as shown.", 19, 26)
-    (('results', 'on', 'the', 'new'), ('(', 'ours', ')', ','))
-    """
-    before, after = _window_tokens(text, start, end, sent_start,
-                                   len(text) if sent_end is None else sent_end)
-    return (tuple(m.group().lower() for m in before),
-            tuple(m.group().lower() for m in after))
 
 
 def window_type_features(windows: Sequence[Window]) -> dict[str, float]:
