@@ -15,6 +15,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import numpy as np
+import numpy.typing as npt
+
 from kg.extract.acronyms import short_of
 from kg.extract.background import phrase_count
 from kg.extract.candidates import FieldCandidates, GazetteerLookup
@@ -27,7 +30,7 @@ from kg.extract.decisions import (
     decide_role,
     decide_type,
 )
-from kg.extract.features import group_features
+from kg.extract.features import TYPE_EVIDENCE, group_features, type_evidence
 from kg.extract.learned import (
     Decision,
     DecisionModel,
@@ -135,8 +138,10 @@ def paper_features(
     gazetteer: GazetteerLookup,
     *,
     model_runs: bool,
+    evidence: bool = True,
 ) -> dict[str, dict[str, float]]:
-    """The features of every candidate group of a paper (`kg.extract.features`), by key."""
+    """The features of every candidate group of a paper (`kg.extract.features`), by key;
+    without `evidence`, the `TYPE_EVIDENCE` ones are left at 0."""
     memo: dict[str, Sequence[Entry]] = {}
 
     def lookup(label: str) -> Sequence[Entry]:
@@ -162,7 +167,7 @@ def paper_features(
                             proposed_keys=proposed_keys,
                             title_prefix_key=cands.title_prefix_key, sentences=sentences,
                             title_words=title_words, max_count=max_count,
-                            reason=reasons[key], paper=paper)
+                            reason=reasons[key], paper=paper, evidence=evidence)
         for key, entry in cands.groups.items()
     }
     for key, extra in overlap_features(cands.groups, phrase_count).items():
@@ -175,18 +180,29 @@ class Prepared:
     """One paper just before the learned decisions: its candidate groups and every group's
     features (`paper_features`, a row per group in the order of `cands.groups`). What a
     change of the decision models or their thresholds starts from (the parse cache keeps it:
-    `kg.extract.cache`)."""
+    `kg.extract.cache`). `evidence`: the groups whose `TYPE_EVIDENCE` features the table
+    holds (None: every group; the others' are 0 until `decide_prepared` needs them)."""
 
     cands: PaperCandidates
     features: FeatureTable
+    evidence: set[str] | None = None
 
 
 def prepare_paper(fields: list[ParsedField], gazetteer: GazetteerLookup, *,
-                  model_runs: bool) -> Prepared:
-    """The candidate groups of a paper's parsed fields and their features."""
+                  model_runs: bool, evidence: bool = True) -> Prepared:
+    """The candidate groups of a paper's parsed fields and their features; without
+    `evidence`, no group's `TYPE_EVIDENCE` yet."""
     cands = group_candidates(fields)
-    features = paper_features(cands, fields, gazetteer, model_runs=model_runs)
-    return Prepared(cands, FeatureTable.of(features[key] for key in cands.groups))
+    features = paper_features(cands, fields, gazetteer, model_runs=model_runs,
+                              evidence=evidence)
+    return Prepared(cands, FeatureTable.of(features[key] for key in cands.groups),
+                    None if evidence else set())
+
+
+def evidence_first(model: DecisionModel) -> bool:
+    """Whether `model`'s acceptance reads `TYPE_EVIDENCE`, so that every group needs it
+    before any decision (else only the groups the acceptance keeps do)."""
+    return not model.acceptance_features.isdisjoint(TYPE_EVIDENCE)
 
 
 def decide_papers(
@@ -202,8 +218,10 @@ def decide_papers(
     if model is None:
         return [assemble(original, fields, gazetteer, model_runs=model_runs)
                 for original, fields in papers]
+    evidence = evidence_first(model)
     return decide_prepared(
-        [(original, fields, prepare_paper(fields, gazetteer, model_runs=model_runs))
+        [(original, fields, prepare_paper(fields, gazetteer, model_runs=model_runs,
+                                          evidence=evidence))
          for original, fields in papers], model, thresholds)
 
 
@@ -215,18 +233,82 @@ def decide_prepared(
     """The mentions of each prepared paper (original texts, parsed fields, `Prepared`) by
     the learned `model`: one batch of predictions for all papers. Consumes the `Prepared`
     values (their groups lose overlapped occurrences)."""
+    decided = score_prepared(papers, model, thresholds)
+    return assemble_scored(papers, decided, model, thresholds)
+
+
+def score_prepared(
+    papers: Sequence[tuple[dict[Field, str], list[ParsedField], Prepared]],
+    model: DecisionModel,
+    thresholds: DecisionThresholds = DEFAULT_THRESHOLDS,
+) -> list[dict[str, Decision]]:
+    """The learned `model`'s decisions on each prepared paper's groups (by key), in one
+    batch. The groups the acceptance keeps get their `TYPE_EVIDENCE` first where their
+    `Prepared` lacks it (added to it: a `Prepared` stored after this holds it)."""
     flat = [(i, key) for i, (_, _, prepared) in enumerate(papers) for key in prepared.cands.groups]
+    if evidence_first(model):  # (a `Prepared` made for a model that did not need it)
+        _add_evidence(papers, flat, None, np.arange(len(flat)))
     table = with_stack_features(model, FeatureTable.concat([p.features for _, _, p in papers]),
                                 flat, [group_spans(p.cands) for _, _, p in papers])
-    accept = model.accept_cut if thresholds.accept is None else thresholds.accept
-    thresholds = replace(thresholds, accept=accept)
-    decided = model.decide(table, threshold=accept)
+    accept = _accept_cut(model, thresholds)
+    accepted = model.acceptance(table)
+    _add_evidence(papers, flat, table, np.flatnonzero(accepted >= accept))
+    decided = model.decide(table, threshold=accept, accepted=accepted)
     by_paper: list[dict[str, Decision]] = [{} for _ in papers]
     for (i, key), decision in zip(flat, decided, strict=True):
         by_paper[i][key] = decision
+    return by_paper
+
+
+def assemble_scored(
+    papers: Sequence[tuple[dict[Field, str], list[ParsedField], Prepared]],
+    decided: Sequence[dict[str, Decision]],
+    model: DecisionModel,
+    thresholds: DecisionThresholds = DEFAULT_THRESHOLDS,
+) -> list[list[Mention]]:
+    """The mentions of each prepared paper from its groups' decisions (`score_prepared`).
+    Consumes the `Prepared` values (their groups lose overlapped occurrences)."""
+    thresholds = replace(thresholds, accept=_accept_cut(model, thresholds))
     cut = thresholds.proposes if thresholds.proposes is not None else model.proposes_cut
     return [assemble_decided(original, fields, prepared.cands, d, thresholds, cut)
-            for (original, fields, prepared), d in zip(papers, by_paper, strict=True)]
+            for (original, fields, prepared), d in zip(papers, decided, strict=True)]
+
+
+def _accept_cut(model: DecisionModel, thresholds: DecisionThresholds) -> float:
+    return model.accept_cut if thresholds.accept is None else thresholds.accept
+
+
+def _add_evidence(
+    papers: Sequence[tuple[dict[Field, str], list[ParsedField], Prepared]],
+    flat: Sequence[tuple[int, str]],
+    table: FeatureTable | None,
+    rows: npt.NDArray[np.intp],
+) -> None:
+    """Fill in the `TYPE_EVIDENCE` of the groups at `rows` of `table` (the groups `flat`
+    of `papers`) whose `Prepared` lacks it, in their `Prepared` and in `table`."""
+    starts: dict[int, int] = {}
+    columns: dict[tuple[str, ...], list[int]] = {}
+    for row, (i, _) in enumerate(flat):
+        starts.setdefault(i, row)
+    texts: dict[int, dict[Field, str]] = {}
+    for row in rows.tolist():
+        i, key = flat[row]
+        prepared = papers[i][2]
+        if prepared.evidence is None or key in prepared.evidence:
+            continue
+        if i not in texts:
+            texts[i] = {pf.field: pf.repaired.text for pf in papers[i][1]}
+        found = type_evidence(prepared.cands.groups[key], texts[i])
+        values = [found.get(name, 0.0) for name in TYPE_EVIDENCE]
+        targets = [(prepared.features, row - starts[i])]
+        if table is not None:
+            targets.append((table, row))
+        for where, at in targets:
+            if where.names not in columns:
+                index = {name: n for n, name in enumerate(where.names)}
+                columns[where.names] = [index[name] for name in TYPE_EVIDENCE]
+            where.values[at, columns[where.names]] = values
+        prepared.evidence.add(key)
 
 
 # `Field.value` is a descriptor call per access; `group_spans` reads it for every occurrence.

@@ -24,9 +24,11 @@ from spacy.vocab import Vocab
 from kg.extract.assemble import (
     ParsedField,
     Prepared,
+    assemble_scored,
     decide_papers,
-    decide_prepared,
+    evidence_first,
     prepare_paper,
+    score_prepared,
 )
 from kg.extract.cache import PARSE, PREPARED, SPANS, CacheView, text_key
 from kg.extract.candidates import GazetteerLookup, candidate_terms, collect
@@ -258,23 +260,25 @@ class Extractor:
         stored = cache.store.get(PREPARED, cache.prepared, keys)
         todo = [i for i, key in enumerate(keys) if key not in stored]
         states: dict[int, tuple[ParsedPaper, Prepared]] = {}
-        fresh: dict[str, bytes] = {}
         made = self.parse([chunk[i] for i in todo], batch_size=batch_size,
                           cache=cache) if todo else []
+        evidence = evidence_first(model)
         for i, parsed in zip(todo, made, strict=True):
-            prepared = prepare_paper(parsed.fields, self._lookup,
-                                     model_runs=self.entity_model is not None)
-            # Stored before the decisions, which change the groups and the features.
-            fresh[keys[i]] = _pack(parsed, prepared)
-            states[i] = (parsed, prepared)
-        cache.store.put(PREPARED, cache.prepared, fresh.items())
+            states[i] = (parsed, prepare_paper(parsed.fields, self._lookup,
+                                               model_runs=self.entity_model is not None,
+                                               evidence=evidence))
         self.counts["prepared_hits"] += len(chunk) - len(todo)
         for i, key in enumerate(keys):
             if i not in states:
                 states[i] = _unpack(stored[key])
         ordered = [states[i] for i in range(len(chunk))]
-        decided = decide_prepared([(parsed.original, parsed.fields, prepared)
-                                   for parsed, prepared in ordered], model, self.thresholds)
+        papers = [(parsed.original, parsed.fields, prepared) for parsed, prepared in ordered]
+        scored = score_prepared(papers, model, self.thresholds)
+        # Stored after the models (the groups they kept have their type evidence) and before
+        # the mentions are made, which change the groups.
+        cache.store.put(PREPARED, cache.prepared,
+                        [(keys[i], _pack(*states[i])) for i in todo])
+        decided = assemble_scored(papers, scored, model, self.thresholds)
         # Reused papers: the parses the relation patterns need (a field with fewer than two
         # mentions relates nothing), in one read.
         wanted: dict[int, list[ParsedField]] = {}

@@ -119,6 +119,12 @@ def _names() -> dict[str, tuple[str, ...]]:
 
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = _names()
 FEATURE_NAMES: tuple[str, ...] = tuple(n for names in FEATURE_GROUPS.values() for n in names)
+# What a group's neighbourhood and the background say of its type: read by the type and
+# `proposes` models, and a third of the features' cost (66 of 177 us a group), so a build
+# makes them only for the groups the acceptance keeps (`kg.extract.assemble.decide_prepared`)
+# unless the acceptance models read them too.
+TYPE_EVIDENCE: tuple[str, ...] = (*FEATURE_GROUPS["type_nouns"],
+                                  *FEATURE_GROUPS["context_types"])
 _ZEROS: dict[str, float] = dict.fromkeys(FEATURE_NAMES, 0.0)  # a group's features, at first
 _TITLE_WORD = re.compile(r"^[A-Z][a-z]+$")
 
@@ -218,9 +224,11 @@ def group_features(
     max_count: int = 1,
     reason: AcceptReason | _Unset | None = UNSET,
     paper: PaperText | None = None,
+    evidence: bool = True,
 ) -> dict[str, float]:
     """The features of one candidate group (names in `FEATURE_NAMES`); `reason`: the rules'
-    acceptance of it when the caller has it already."""
+    acceptance of it when the caller has it already. Without `evidence`, the `TYPE_EVIDENCE`
+    features stay 0 (`type_evidence` gives them)."""
     f = _ZEROS.copy()
     occs = entry.occurrences
     label = entry.labels.most_common(1)[0][0]
@@ -317,20 +325,8 @@ def group_features(
     # words ("detailed" stands before spans, "pooling" ends them).
     f.update(termhood_features(words))
 
-    # How the background abstracts name its kind ("the X task", "the X benchmark").
-    f.update(type_noun_features([entry.key, *([norm_key(entry.short_form)]
-                                               if entry.short_form else [])]))
-
-    # Which types SciERC and SciREX annotators gave to spans standing where its occurrences
-    # stand ("via X": a method, "for X": a task), to the span itself in SciREX, and to spans
-    # with the same words a few words away ("datasets with images (X)").
-    if paper is not None:
-        around = [occurrence_context(paper.texts.get(fld, ""), occ.char_start, occ.char_end,
-                                     occ.sent_start, occ.sent_end) for fld, occ in occs]
-        f.update(context_type_features([near for near, _ in around],
-                                       [entry.key, *([norm_key(entry.short_form)]
-                                                     if entry.short_form else [])]))
-        f.update(window_type_features([words for _, words in around]))
+    if evidence:
+        f.update(type_evidence(entry, paper.texts if paper is not None else None))
 
     for name in ("premodifier", "next_noun", "prev_modifier"):
         f[name] = sum(getattr(occ, name) for _, occ in occs) / len(occs)
@@ -360,6 +356,24 @@ def group_features(
     role = decide_role(entry, ctype, gazetteer, proposal_sentences, proposed_keys,
                        title_prefix_key)
     f["rule_proposes"] = float(role is Role.PROPOSES)
+    return f
+
+
+def type_evidence(entry: CandidateGroup, texts: dict[Field, str] | None) -> dict[str, float]:
+    """The `TYPE_EVIDENCE` features of one candidate group (those `group_features` leaves
+    at 0 without `evidence`; `texts`: its paper's fields, None for the type nouns alone)."""
+    keys = [entry.key, *([norm_key(entry.short_form)] if entry.short_form else [])]
+    # How the background abstracts name its kind ("the X task", "the X benchmark").
+    f = type_noun_features(keys)
+    # Which types SciERC and SciREX annotators gave to spans standing where its occurrences
+    # stand ("via X": a method, "for X": a task), to the span itself in SciREX, and to spans
+    # with the same words a few words away ("datasets with images (X)").
+    if texts is not None:
+        around = [occurrence_context(texts.get(fld, ""), occ.char_start, occ.char_end,
+                                     occ.sent_start, occ.sent_end)
+                  for fld, occ in entry.occurrences]
+        f.update(context_type_features([near for near, _ in around], keys))
+        f.update(window_type_features([words for _, words in around]))
     return f
 
 

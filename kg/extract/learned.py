@@ -384,6 +384,20 @@ class DecisionModel:
         return [self.accept, *second, *(m for models in self.types.values() for m in models),
                 *self.proposes]
 
+    @property
+    def acceptance_features(self) -> frozenset[str]:
+        """The features the acceptance stages read."""
+        second = self.accept2.features if self.accept2 is not None else ()
+        return frozenset((*self.accept.features, *second))
+
+    def acceptance(self, table: FeatureTable) -> npt.NDArray[np.float64]:
+        """The acceptance probability of each row (the second stage's, when there is one:
+        its rows carry `STACK_NAMES`)."""
+        if not len(table):
+            return np.zeros(0)
+        stage = self.accept2 if self.accept2 is not None else self.accept
+        return np.asarray(stage.proba(table.columns(stage.features))[:, 1])
+
     def first_accept(self, rows: Sequence[dict[str, float]] | FeatureTable,
                      ) -> npt.NDArray[np.float64]:
         """The first stage's acceptance probability of each feature dict (or table row)."""
@@ -427,12 +441,14 @@ class DecisionModel:
             raise ModelError(f"cannot read the decisions model {path}: {exc}") from exc
 
     def decide(self, rows: Sequence[dict[str, float]] | FeatureTable, threshold: float = 0.0,
-               ) -> list[Decision]:
+               accepted: npt.NDArray[np.float64] | None = None) -> list[Decision]:
         """One decision per feature dict (`kg.extract.features.group_features`) or table row.
 
         Type and `proposes` are computed only for rows accepted with probability at least
-        `threshold` (the others get `Concept` and 0: they are never used). With a second
-        stage of acceptance, rows carry its `STACK_NAMES` (`add_stack_features`).
+        `threshold` (the others get `Concept` and 0: they are never used, nor are the
+        features only those models read). With a second stage of acceptance, rows carry its
+        `STACK_NAMES` (`add_stack_features`). `accepted`: the rows' `acceptance`, when the
+        caller has it.
         """
         table = rows if isinstance(rows, FeatureTable) else FeatureTable.of(rows)
         if not len(table):
@@ -440,8 +456,10 @@ class DecisionModel:
         names = sorted({n for e in self.ensembles for n in e.features})
         column = {n: i for i, n in enumerate(names)}
         x = table.columns(names)
-        stage = self.accept2 if self.accept2 is not None else self.accept
-        accept = stage.proba(_columns(x, column, stage.features))[:, 1]
+        if accepted is None:
+            stage = self.accept2 if self.accept2 is not None else self.accept
+            accepted = stage.proba(_columns(x, column, stage.features))[:, 1]
+        accept = accepted
         kept = np.flatnonzero(accept >= threshold)
         order = list(self.types)
         types = np.full(len(rows), order.index(ConceptType.CONCEPT)
