@@ -61,6 +61,11 @@ def _rows(prepared: Prepared) -> dict[str, np.ndarray]:
     return dict(zip(prepared.cands.groups, prepared.features.values, strict=True))
 
 
+def _with_evidence(prepared: Prepared) -> set[str]:
+    assert prepared.evidence is not None
+    return {k for k, has in zip(prepared.cands.groups, prepared.evidence, strict=True) if has}
+
+
 def test_the_shipped_acceptance_reads_no_type_evidence(model: DecisionModel) -> None:
     assert not evidence_first(model)
     assert set(TYPE_EVIDENCE) <= {n for models in model.types.values() for m in models
@@ -73,7 +78,8 @@ def test_kept_groups_get_the_evidence_every_group_would_have(
 ) -> None:
     thresholds = DecisionThresholds(accept=accept)
     eager, lazy = _prepared(parsed, True), _prepared(parsed, False)
-    assert all(p.evidence is None for p in eager) and all(p.evidence == set() for p in lazy)
+    assert all(p.evidence is None for p in eager)
+    assert not any(p.evidence.any() for p in lazy)  # type: ignore[union-attr]
     columns = [eager[0].features.names.index(n) for n in TYPE_EVIDENCE]
     assert any(_rows(p)[k][columns].any() for p in eager for k in p.cands.groups)
     assert not any(p.features.values[:, columns].any() for p in lazy)
@@ -83,7 +89,7 @@ def test_kept_groups_get_the_evidence_every_group_would_have(
     cut = model.accept_cut if accept is None else accept
     for prepared, full, decided in zip(lazy, eager, scored, strict=True):
         kept = {k for k, d in decided.items() if d.accept >= cut}
-        assert prepared.evidence == kept
+        assert _with_evidence(prepared) == kept
         made, every = _rows(prepared), _rows(full)
         for key in prepared.cands.groups:
             if key in kept:  # the same floats, bit for bit
@@ -106,13 +112,13 @@ def test_a_stored_prepared_entry_keeps_the_evidence_made(
     score_prepared([(p.original, p.fields, q) for p, q in zip(parsed, lazy, strict=True)],
                    model)
     _, back = _unpack(_pack(replace(parsed[0], parses=[]), lazy[0]))
-    assert back.evidence == lazy[0].evidence != set()
+    assert _with_evidence(back) == _with_evidence(lazy[0]) != set()
     assert back.features.values.tobytes() == lazy[0].features.values.tobytes()
     # A lower cut later makes only what is missing, as the first time would have.
     again = copy.deepcopy(back)
     score_prepared([(parsed[0].original, parsed[0].fields, again)], model,
                    DecisionThresholds(accept=0.0))
-    assert again.evidence == set(again.cands.groups)
+    assert _with_evidence(again) == set(again.cands.groups)
     every = _prepared(parsed[:1], True)[0]
     assert again.features.values.tobytes() == every.features.values.tobytes()
 
@@ -126,7 +132,22 @@ def test_an_acceptance_reading_type_evidence_gets_it_for_every_group(
     lazy = _prepared(parsed, False)
     scored = score_prepared([(p.original, p.fields, q)
                              for p, q in zip(parsed, lazy, strict=True)], needs)
-    assert [p.evidence for p in lazy] == [set(p.cands.groups) for p in lazy]
+    assert [_with_evidence(p) for p in lazy] == [set(p.cands.groups) for p in lazy]
     eager = _prepared(parsed, True)
     assert scored == score_prepared([(p.original, p.fields, q)
                                      for p, q in zip(parsed, eager, strict=True)], needs)
+
+
+def test_a_batch_of_entries_with_and_without_evidence(
+    parsed: list[ParsedPaper], model: DecisionModel
+) -> None:
+    eager, lazy = _prepared(parsed, True), _prepared(parsed, False)
+    mixed = [eager[0], lazy[1]]
+    scored = score_prepared([(p.original, p.fields, q)
+                             for p, q in zip(parsed, mixed, strict=True)], model)
+    assert mixed[0].evidence is None
+    assert _with_evidence(mixed[1]) == {k for k, d in scored[1].items()
+                                        if d.accept >= model.accept_cut} != set()
+    for key, row in _rows(mixed[1]).items():
+        if key in _with_evidence(mixed[1]):
+            assert row.tobytes() == _rows(eager[1])[key].tobytes()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
@@ -180,12 +181,13 @@ class Prepared:
     """One paper just before the learned decisions: its candidate groups and every group's
     features (`paper_features`, a row per group in the order of `cands.groups`). What a
     change of the decision models or their thresholds starts from (the parse cache keeps it:
-    `kg.extract.cache`). `evidence`: the groups whose `TYPE_EVIDENCE` features the table
-    holds (None: every group; the others' are 0 until `decide_prepared` needs them)."""
+    `kg.extract.cache`). `evidence`: per row, whether the table holds its group's
+    `TYPE_EVIDENCE` features (None: every row does; the others' are 0 until
+    `decide_prepared` needs them)."""
 
     cands: PaperCandidates
     features: FeatureTable
-    evidence: set[str] | None = None
+    evidence: npt.NDArray[np.bool_] | None = None
 
 
 def prepare_paper(fields: list[ParsedField], gazetteer: GazetteerLookup, *,
@@ -196,7 +198,7 @@ def prepare_paper(fields: list[ParsedField], gazetteer: GazetteerLookup, *,
     features = paper_features(cands, fields, gazetteer, model_runs=model_runs,
                               evidence=evidence)
     return Prepared(cands, FeatureTable.of(features[key] for key in cands.groups),
-                    None if evidence else set())
+                    None if evidence else np.zeros(len(cands.groups), dtype=np.bool_))
 
 
 def evidence_first(model: DecisionModel) -> bool:
@@ -246,13 +248,16 @@ def score_prepared(
     batch. The groups the acceptance keeps get their `TYPE_EVIDENCE` first where their
     `Prepared` lacks it (added to it: a `Prepared` stored after this holds it)."""
     flat = [(i, key) for i, (_, _, prepared) in enumerate(papers) for key in prepared.cands.groups]
+    lacking = _lacking_evidence(papers)
     if evidence_first(model):  # (a `Prepared` made for a model that did not need it)
-        _add_evidence(papers, flat, None, np.arange(len(flat)))
+        _add_evidence(papers, flat, None, np.flatnonzero(lacking))
+        lacking[:] = False
     table = with_stack_features(model, FeatureTable.concat([p.features for _, _, p in papers]),
                                 flat, [group_spans(p.cands) for _, _, p in papers])
     accept = _accept_cut(model, thresholds)
     accepted = model.acceptance(table)
-    _add_evidence(papers, flat, table, np.flatnonzero(accepted >= accept))
+    kept = np.flatnonzero(accepted >= accept)
+    _add_evidence(papers, flat, table, kept[lacking[kept]])
     decided = model.decide(table, threshold=accept, accepted=accepted)
     by_paper: list[dict[str, Decision]] = [{} for _ in papers]
     for (i, key), decision in zip(flat, decided, strict=True):
@@ -278,37 +283,52 @@ def _accept_cut(model: DecisionModel, thresholds: DecisionThresholds) -> float:
     return model.accept_cut if thresholds.accept is None else thresholds.accept
 
 
+def _lacking_evidence(
+    papers: Sequence[tuple[dict[Field, str], list[ParsedField], Prepared]],
+) -> npt.NDArray[np.bool_]:
+    """Per row of the papers' groups, in order: whether its `Prepared` lacks its evidence."""
+    parts = [np.zeros(len(p.features), dtype=np.bool_) if p.evidence is None else ~p.evidence
+             for _, _, p in papers]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=np.bool_)
+
+
 def _add_evidence(
     papers: Sequence[tuple[dict[Field, str], list[ParsedField], Prepared]],
     flat: Sequence[tuple[int, str]],
     table: FeatureTable | None,
     rows: npt.NDArray[np.intp],
 ) -> None:
-    """Fill in the `TYPE_EVIDENCE` of the groups at `rows` of `table` (the groups `flat`
-    of `papers`) whose `Prepared` lacks it, in their `Prepared` and in `table`."""
-    starts: dict[int, int] = {}
-    columns: dict[tuple[str, ...], list[int]] = {}
-    for row, (i, _) in enumerate(flat):
-        starts.setdefault(i, row)
+    """Make the `TYPE_EVIDENCE` of the groups at `rows` (of the groups `flat` of `papers`,
+    rows their `Prepared` lacks), and put it in their `Prepared` and in `table`."""
+    if not len(rows):
+        return
+    values = np.zeros((len(rows), len(TYPE_EVIDENCE)))
     texts: dict[int, dict[Field, str]] = {}
-    for row in rows.tolist():
+    for n, row in enumerate(rows.tolist()):
         i, key = flat[row]
-        prepared = papers[i][2]
-        if prepared.evidence is None or key in prepared.evidence:
-            continue
         if i not in texts:
             texts[i] = {pf.field: pf.repaired.text for pf in papers[i][1]}
-        found = type_evidence(prepared.cands.groups[key], texts[i])
-        values = [found.get(name, 0.0) for name in TYPE_EVIDENCE]
-        targets = [(prepared.features, row - starts[i])]
-        if table is not None:
-            targets.append((table, row))
-        for where, at in targets:
-            if where.names not in columns:
-                index = {name: n for n, name in enumerate(where.names)}
-                columns[where.names] = [index[name] for name in TYPE_EVIDENCE]
-            where.values[at, columns[where.names]] = values
-        prepared.evidence.add(key)
+        found = type_evidence(papers[i][2].cands.groups[key], texts[i])
+        values[n] = [found.get(name, 0.0) for name in TYPE_EVIDENCE]
+    if table is not None:
+        table.values[np.ix_(rows, _evidence_columns(table.names))] = values
+    starts = np.cumsum([0, *(len(p.features) for _, _, p in papers)])
+    paper_of = np.searchsorted(starts, rows, side="right") - 1
+    for i in np.unique(paper_of).tolist():
+        mine = paper_of == i
+        prepared = papers[i][2]
+        local = rows[mine] - starts[i]
+        prepared.features.values[np.ix_(local, _evidence_columns(prepared.features.names))] = (
+            values[mine])
+        assert prepared.evidence is not None  # rows lacking it are in a lazy `Prepared`
+        prepared.evidence[local] = True
+
+
+@lru_cache(maxsize=8)
+def _evidence_columns(names: tuple[str, ...]) -> npt.NDArray[np.intp]:
+    """Where the `TYPE_EVIDENCE` features are among a table's `names`."""
+    index = {name: n for n, name in enumerate(names)}
+    return np.array([index[name] for name in TYPE_EVIDENCE], dtype=np.intp)
 
 
 # `Field.value` is a descriptor call per access; `group_spans` reads it for every occurrence.

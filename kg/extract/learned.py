@@ -455,18 +455,15 @@ class DecisionModel:
             return []
         names = sorted({n for e in self.ensembles for n in e.features})
         column = {n: i for i, n in enumerate(names)}
-        x = table.columns(names)
-        if accepted is None:
-            stage = self.accept2 if self.accept2 is not None else self.accept
-            accepted = stage.proba(_columns(x, column, stage.features))[:, 1]
-        accept = accepted
+        accept = self.acceptance(table) if accepted is None else accepted
         kept = np.flatnonzero(accept >= threshold)
         order = list(self.types)
         types = np.full(len(rows), order.index(ConceptType.CONCEPT)
                         if ConceptType.CONCEPT in order else 0, dtype=np.int64)
         proposes = np.zeros(len(rows))
         if len(kept):
-            sub = x[kept]
+            # The kept rows' columns only (a copy of every row's was ~20 ms a batch).
+            sub = FeatureTable(table.names, table.values[kept]).columns(names)
             copies: dict[tuple[str, ...], npt.NDArray[np.float64]] = {}
 
             def of(m: Model) -> npt.NDArray[np.float64]:
