@@ -11,10 +11,11 @@ Three kinds of entry, each under a version that changes whenever what made it ch
   the recogniser's files (weights and config).
 - `prepared`: one paper's state just before the learned decision models run: its parsed
   fields with their candidates, the candidate groups and every group's features
-  (`kg.extract.assemble.Prepared`, pickled). Version: the two above, the extractor
-  configuration without its decision thresholds, and every rule and data file except those
-  that only run after the features (`DECISION_ONLY`: the decision models and their code,
-  turning decided groups into mentions, the relation patterns).
+  (`kg.extract.assemble.Prepared`, pickled; the type evidence only of the groups the
+  acceptance kept when it was stored: a lower cut later makes the rest). Version: the two
+  above, the extractor configuration without its decision thresholds, and every rule and
+  data file except those that only run after the features (`DECISION_ONLY`: the decision
+  models and their code, turning decided groups into mentions, the relation patterns).
 - `record`: the whole `Extraction` of one paper text (`kg.extract.records`). Version: the two
   above, the extractor configuration, every rule (the source of `kg.extract`, `kg.vocab`,
   `kg.normalize`, `kg.types`) and every data file the rules read (gazetteer, lexicon, learned
