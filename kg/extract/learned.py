@@ -393,18 +393,13 @@ class DecisionModel:
     def acceptance(self, table: FeatureTable) -> npt.NDArray[np.float64]:
         """The acceptance probability of each row (the second stage's, when there is one:
         its rows carry `STACK_NAMES`)."""
-        if not len(table):
-            return np.zeros(0)
-        stage = self.accept2 if self.accept2 is not None else self.accept
-        return np.asarray(stage.proba(table.columns(stage.features))[:, 1])
+        return _positive(self.accept2 if self.accept2 is not None else self.accept, table)
 
     def first_accept(self, rows: Sequence[dict[str, float]] | FeatureTable,
                      ) -> npt.NDArray[np.float64]:
         """The first stage's acceptance probability of each feature dict (or table row)."""
-        table = rows if isinstance(rows, FeatureTable) else FeatureTable.of(rows)
-        if not len(table):
-            return np.zeros(0)
-        return np.asarray(self.accept.proba(table.columns(self.accept.features))[:, 1])
+        return _positive(self.accept, rows if isinstance(rows, FeatureTable)
+                         else FeatureTable.of(rows))
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> DecisionModel:
@@ -542,6 +537,13 @@ class FeatureTable:
         index = {n: i for i, n in enumerate((*self.names, *new))}
         out[:, [index[n] for n in names]] = values
         return FeatureTable((*self.names, *new), out)
+
+
+def _positive(model: Model, table: FeatureTable) -> npt.NDArray[np.float64]:
+    """`model`'s probability of the positive class for each row of `table`."""
+    if not len(table):
+        return np.zeros(0)
+    return np.asarray(model.proba(table.columns(model.features))[:, 1])
 
 
 def _columns(x: npt.NDArray[np.float64], column: dict[str, int],
