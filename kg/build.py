@@ -93,6 +93,7 @@ class ExtractCounts:
     parsed: int = 0  # texts (titles, abstracts) run through the English pipeline
     parse_hits: int = 0  # texts whose parse came from the cache
     prepared_hits: int = 0  # papers decided again from their cached features
+    scores_hits: int = 0  # of those, papers whose models' scores were cached too
     reused: int = 0  # papers whose whole extraction record came from the cache
 
     def add(self, result: PartitionResult) -> None:
@@ -101,10 +102,12 @@ class ExtractCounts:
         self.parse_hits += result.parse_hits
         self.reused += result.reused
         self.prepared_hits += result.prepared_hits
+        self.scores_hits += result.scores_hits
 
     def format(self, where: str = "") -> str:
         """What the `extraction` stage line says (`where`: " on <the Dask cluster>")."""
         decided = (f", {self.prepared_hits} decided again from cached features"
+                   f" ({self.scores_hits} with their models' scores)"
                    if self.prepared_hits else "")
         return (f"{self.papers} papers{where} ({self.reused} from the cache), "
                 f"{self.parsed} texts parsed, {self.parse_hits} parses from the cache{decided}")

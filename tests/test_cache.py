@@ -184,6 +184,8 @@ def test_a_threshold_change_decides_again_from_the_cached_features(
         moved, with_cache = build(tmp_path, f"moved{accept}", [EXAMPLE], folder, config=config)
         assert moved.extraction.reused == 0
         assert moved.extraction.prepared_hits == moved.extraction.papers == 19
+        # The models' scores of the cold build's cut, kept beside the features.
+        assert moved.extraction.scores_hits == 19
         # Only the parses of fields with two or more mentions, for the relation patterns.
         assert moved.extraction.parsed == 0 and 0 < moved.extraction.parse_hits <= 19
         assert pipe_calls == []
@@ -211,7 +213,9 @@ def test_a_retrained_classifier_decides_again_from_the_cached_features(
     _, default = build(tmp_path, "cold", [EXAMPLE], folder)
     # Another decisions.json.gz: a new rules version, the same feature rules version.
     shipped = learned._shipped()
-    retrained = dataclasses.replace(shipped, proposes_cut=shipped.proposes_cut / 2)
+    # (Another file: another identity, so the scores the shipped model left are not read.)
+    retrained = dataclasses.replace(shipped, proposes_cut=shipped.proposes_cut / 2,
+                                    identity="retrained")
     monkeypatch.setattr(learned, "_shipped", lambda: retrained)
     monkeypatch.setattr(cache_module, "rules_version", lambda: "retrained")
     cached_extractor.cache_clear()
@@ -221,6 +225,7 @@ def test_a_retrained_classifier_decides_again_from_the_cached_features(
     finally:
         cached_extractor.cache_clear()
     assert again.extraction.prepared_hits == 19 and again.extraction.parsed == 0
+    assert again.extraction.scores_hits == 0
     assert with_cache == without_cache != default
 
 
@@ -390,7 +395,7 @@ def test_two_processes_fill_and_read_one_cache(tmp_path: Path) -> None:
     _, one = build(tmp_path, "one", [EXAMPLE], folder)
     assert one == first
     counts = ExtractionCache(folder).counts()
-    assert counts == {"parse": 19, "prepared": 19, "record": 19, "spans": 19}
+    assert counts == {"parse": 19, "prepared": 19, "record": 19, "scores": 19, "spans": 19}
 
 
 def test_workers_replaced_every_two_papers_extract_what_one_process_does(tmp_path: Path) -> None:

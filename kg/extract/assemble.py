@@ -37,6 +37,7 @@ from kg.extract.learned import (
     DecisionModel,
     FeatureTable,
     OccurrenceSpans,
+    Scores,
     with_stack_features,
 )
 from kg.extract.mentions import assemble_decided, paper_mentions, resolve_overlaps
@@ -245,24 +246,74 @@ def score_prepared(
     thresholds: DecisionThresholds = DEFAULT_THRESHOLDS,
 ) -> list[dict[str, Decision]]:
     """The learned `model`'s decisions on each prepared paper's groups (by key), in one
-    batch. The groups the acceptance keeps get their `TYPE_EVIDENCE` first where their
-    `Prepared` lacks it (added to it: a `Prepared` stored after this holds it)."""
+    batch (`paper_scores`, `scored_decisions`)."""
+    scores = paper_scores(papers, model, thresholds)
+    return scored_decisions(papers, scores, model, thresholds)
+
+
+def paper_scores(
+    papers: Sequence[tuple[dict[Field, str], list[ParsedField], Prepared]],
+    model: DecisionModel,
+    thresholds: DecisionThresholds = DEFAULT_THRESHOLDS,
+    known: Sequence[Scores | None] | None = None,
+) -> list[Scores]:
+    """Each prepared paper's `Scores` by the learned `model`, every row the thresholds'
+    acceptance cut keeps typed; the models run in one batch, only where `known` (a paper's
+    scores by this model from an earlier run, or None) lacks what they say. The groups the
+    cut keeps get their `TYPE_EVIDENCE` before they are typed where their `Prepared` lacks it
+    (added to it: a `Prepared` stored after this holds it)."""
+    given = [s if s is not None and len(s.accept) == len(p.features) else None
+             for s, (_, _, p) in zip(known or [None] * len(papers), papers, strict=True)]
     flat = [(i, key) for i, (_, _, prepared) in enumerate(papers) for key in prepared.cands.groups]
-    lacking = _lacking_evidence(papers)
-    if evidence_first(model):  # (a `Prepared` made for a model that did not need it)
-        _add_evidence(papers, flat, None, np.flatnonzero(lacking))
-        lacking[:] = False
-    table = with_stack_features(model, FeatureTable.concat([p.features for _, _, p in papers]),
-                                flat, [group_spans(p.cands) for _, _, p in papers])
-    accept = _accept_cut(model, thresholds)
-    accepted = model.acceptance(table)
-    kept = np.flatnonzero(accepted >= accept)
-    _add_evidence(papers, flat, table, kept[lacking[kept]])
-    decided = model.decide(table, threshold=accept, accepted=accepted)
-    by_paper: list[dict[str, Decision]] = [{} for _ in papers]
-    for (i, key), decision in zip(flat, decided, strict=True):
-        by_paper[i][key] = decision
-    return by_paper
+    starts = np.cumsum([0, *(len(p.features) for _, _, p in papers)])
+    scores = [Scores(s.accept, s.types.copy(), s.proposes.copy(), s.typed.copy())
+              if s is not None else None for s in given]
+    fresh = [i for i, s in enumerate(scores) if s is None]
+    if fresh:  # the acceptance of the papers without scores, in one batch
+        part = [papers[i] for i in fresh]
+        part_flat = [(n, key) for n, (_, _, p) in enumerate(part) for key in p.cands.groups]
+        if evidence_first(model):  # (a `Prepared` made for a model that did not need it)
+            _add_evidence(part, part_flat, None, np.flatnonzero(_lacking_evidence(part)))
+        table = with_stack_features(model, FeatureTable.concat([p.features for _, _, p in part]),
+                                    part_flat, [group_spans(p.cands) for _, _, p in part])
+        accepted = model.acceptance(table)
+        at = 0
+        for i in fresh:
+            size = len(papers[i][2].features)
+            scores[i] = Scores.unscored(accepted[at : at + size], model.untyped)
+            at += size
+    done = [s for s in scores if s is not None]
+    cut = _accept_cut(model, thresholds)
+    # The rows the cut keeps that no run typed yet, numbered over all papers (as `flat`).
+    todo = np.concatenate([np.flatnonzero((s.accept >= cut) & ~s.typed) + start
+                           for s, start in zip(done, starts[:-1], strict=True)]
+                          or [np.zeros(0, dtype=np.intp)]).astype(np.intp)
+    if len(todo):
+        lacking = _lacking_evidence(papers)
+        _add_evidence(papers, flat, None, todo[lacking[todo]])
+        paper_of = np.searchsorted(starts, todo, side="right") - 1
+        rows = FeatureTable.concat([
+            FeatureTable(p.features.names, p.features.values[todo[paper_of == i] - starts[i]])
+            for i, (_, _, p) in enumerate(papers)])
+        types, proposes = model.typed(rows)
+        at = 0
+        for i, s in enumerate(done):
+            mine = todo[paper_of == i] - starts[i]
+            s.type_rows(mine, types[at : at + len(mine)], proposes[at : at + len(mine)])
+            at += len(mine)
+    return done
+
+
+def scored_decisions(
+    papers: Sequence[tuple[dict[Field, str], list[ParsedField], Prepared]],
+    scores: Sequence[Scores],
+    model: DecisionModel,
+    thresholds: DecisionThresholds = DEFAULT_THRESHOLDS,
+) -> list[dict[str, Decision]]:
+    """Each paper's decisions (by group key) from its `Scores` at the thresholds' cut."""
+    cut = _accept_cut(model, thresholds)
+    return [dict(zip(p.cands.groups, model.decisions(s, cut), strict=True))
+            for (_, _, p), s in zip(papers, scores, strict=True)]
 
 
 def assemble_scored(

@@ -1,7 +1,7 @@
 """The parse cache: spaCy parses, the recogniser's spans and whole extraction records, kept on
 disk by text hash so that a rebuild re-parses nothing it parsed before.
 
-Three kinds of entry, each under a version that changes whenever what made it changes:
+Five kinds of entry, each under a version that changes whenever what made it changes:
 
 - `parse`: the English pipeline's `Doc` of one (repaired) text, as a `DocBin`. Version: the
   spaCy version, the pipeline package's name, meta (its version) and config, the excluded
@@ -16,6 +16,11 @@ Three kinds of entry, each under a version that changes whenever what made it ch
   above, the extractor configuration without its decision thresholds, and every rule and
   data file except those that only run after the features (`DECISION_ONLY`: the decision
   models and their code, turning decided groups into mentions, the relation patterns).
+- `scores`: what the learned decision models said of a `prepared` entry's groups
+  (`kg.extract.learned.Scores`: every group's acceptance probability; the type and `proposes`
+  probability of the groups some acceptance cut kept). Version: the `prepared` version, the
+  decisions model file's digest (`DecisionModel.identity`) and the code that evaluates it
+  (`kg/extract/learned.py`); none for a model not read from a file.
 - `record`: the whole `Extraction` of one paper text (`kg.extract.records`). Version: the two
   above, the extractor configuration, every rule (the source of `kg.extract`, `kg.vocab`,
   `kg.normalize`, `kg.types`) and every data file the rules read (gazetteer, lexicon, learned
@@ -23,13 +28,15 @@ Three kinds of entry, each under a version that changes whenever what made it ch
   orchestrate (`ORCHESTRATION`: which worker extracts which papers, reading and writing
   records) are in no version: editing them misses nothing.
 
-A change of the decision models (a retrained `decisions.json.gz`), of their thresholds or of
-the relation patterns therefore misses on `record` only: the models run again on the cached
-features (one batch per partition), and only papers with two or more mentions in a field
-read that field's cached parse again (for the relation patterns). Any other rule change, or a
-vocabulary change, also misses on `prepared` and re-runs candidates and features from the
-cached parses; a new paper misses on everything. Corrections and canonicalisation run after
-extraction (`kg.canon`) and never touch the cache.
+A change of the decision thresholds or of the relation patterns therefore misses on `record`
+only: the decisions are made again from the cached scores, the models running only for the
+groups a lower acceptance cut keeps first (one batch per partition), and only papers with
+two or more mentions in a field read that field's cached parse again (for the relation
+patterns). A retrained model (`decisions.json.gz`) misses on `scores` too: the models run
+again on the cached features. Any other rule change, or a vocabulary change, also misses on
+`prepared` and re-runs candidates and features from the cached parses; a new paper misses on
+everything. Corrections and canonicalisation run after extraction (`kg.canon`) and never
+touch the cache.
 
 The cache is one SQLite file in write-ahead-log mode: several worker processes read and write
 it at once. Deleting the folder is always safe.
@@ -62,7 +69,7 @@ if TYPE_CHECKING:
 
 CACHE_FILE = "extraction-cache.sqlite"
 ENV_VAR = "KG_CACHE_DIR"
-PARSE, SPANS, PREPARED, RECORD = "parse", "spans", "prepared", "record"
+PARSE, SPANS, PREPARED, SCORES, RECORD = "parse", "spans", "prepared", "scores", "record"
 
 _PACKAGE = Path(__file__).resolve().parents[1]
 # What the rules are: the code of extraction and the data files it reads.
@@ -164,6 +171,17 @@ def prepared_version(config: ExtractorConfig, parse: str, spans: str | None) -> 
         return None
     return _digest(PREPARED, repr(replace(config, thresholds=DEFAULT_THRESHOLDS)), parse,
                    spans or "-", feature_rules_version())
+
+
+@cache
+def scores_version(prepared: str | None, model: str) -> str | None:
+    """The version of `scores` entries: the learned models' outputs on `prepared` entries of
+    that version, by the decisions model whose `DecisionModel.identity` is `model` and the
+    code that evaluates it; None when either is unknown (nothing kept)."""
+    if prepared is None or not model:
+        return None
+    learned = _PACKAGE / "extract" / "learned.py"
+    return _digest(SCORES, prepared, model, learned.read_bytes())
 
 
 def _digest(*parts: str | bytes) -> str:
@@ -279,8 +297,9 @@ class CacheView:
     write)."""
 
     def __init__(self, store: ExtractionCache, parse: str, spans: str | None,
-                 prepared: str | None = None) -> None:
+                 prepared: str | None = None, scores: str | None = None) -> None:
         self.store = store
         self.parse = parse
         self.spans = spans
         self.prepared = prepared
+        self.scores = scores

@@ -27,10 +27,11 @@ from kg.extract.assemble import (
     assemble_scored,
     decide_papers,
     evidence_first,
+    paper_scores,
     prepare_paper,
-    score_prepared,
+    scored_decisions,
 )
-from kg.extract.cache import PARSE, PREPARED, SPANS, CacheView, text_key
+from kg.extract.cache import PARSE, PREPARED, SCORES, SPANS, CacheView, text_key
 from kg.extract.candidates import GazetteerLookup, candidate_terms, collect
 from kg.extract.decisions import DEFAULT_THRESHOLDS, DecisionThresholds
 from kg.extract.docbytes import doc_bytes, doc_from_bytes
@@ -253,7 +254,8 @@ class Extractor:
                       model: DecisionModel) -> Iterator[Extraction]:
         """`_run_chunk` with the `prepared` entries of the cache: papers it holds skip
         parsing, candidates and features; the learned models decide all papers of the chunk
-        in one batch; a reused paper's parse is read again only for a field where two or more
+        in one batch, from a reused paper's cached `scores` where they hold what the models
+        would say; a reused paper's parse is read again only for a field where two or more
         mentions may be related."""
         assert cache.prepared is not None
         keys = [text_key(p.text(Field.TITLE), p.text(Field.ABSTRACT)) for p in chunk]
@@ -273,18 +275,29 @@ class Extractor:
                 states[i] = _unpack(stored[key])
         ordered = [states[i] for i in range(len(chunk))]
         papers = [(parsed.original, parsed.fields, prepared) for parsed, prepared in ordered]
-        scored = score_prepared(papers, model, self.thresholds)
+        # What the models said of a reused paper's groups before (by this model): a change
+        # of the thresholds runs them only for the groups a lower cut keeps first.
+        found = cache.store.get(SCORES, cache.scores, keys) if cache.scores else {}
+        fresh = set(todo)
+        known = [unpack(found[key]) if key in found and i not in fresh else None
+                 for i, key in enumerate(keys)]
+        self.counts["scores_hits"] += sum(s is not None for s in known)
+        scores = paper_scores(papers, model, self.thresholds, known)
         # Stored after the models (the groups they kept have their type evidence) and before
         # the mentions are made, which change the groups.
         cache.store.put(PREPARED, cache.prepared,
                         [(keys[i], _pack(*states[i])) for i in todo])
+        if cache.scores:
+            cache.store.put(SCORES, cache.scores, [
+                (keys[i], pack(s)) for i, (s, was) in enumerate(zip(scores, known, strict=True))
+                if was is None or int(s.typed.sum()) != int(was.typed.sum())])
+        scored = scored_decisions(papers, scores, model, self.thresholds)
         decided = assemble_scored(papers, scored, model, self.thresholds)
         # Reused papers: the parses the relation patterns need (a field with fewer than two
         # mentions relates nothing), in one read.
         wanted: dict[int, list[ParsedField]] = {}
-        fresh_papers = set(todo)
         for i, ((parsed, _), mentions) in enumerate(zip(ordered, decided, strict=True)):
-            if i not in fresh_papers:
+            if i not in fresh:
                 counts = Counter(m.span.field for m in mentions)
                 wanted[i] = [pf for pf in parsed.fields if counts[pf.field] >= 2]
         texts = [pf.repaired.text for fields in wanted.values() for pf in fields]

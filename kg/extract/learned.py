@@ -30,9 +30,10 @@ level by level (`TreeEnsemble.raw_by_levels`).
 from __future__ import annotations
 
 import gzip
+import hashlib
 import json
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from operator import itemgetter
@@ -295,8 +296,12 @@ class LinearModel:
 
     def proba(self, x: npt.NDArray[np.float64]) -> npt.NDArray[np.float64]:
         """Class probabilities (not, is), (samples, 2)."""
-        z = np.nan_to_num((x - self.mean) / self.scale, nan=0.0)
-        p = 1.0 / (1.0 + np.exp(-(z @ self.coef + self.intercept)))
+        # Each row summed alone, in one order: a paper's decisions must not depend on which
+        # papers share its batch (cached `Scores`, incremental builds). A matrix product's
+        # BLAS, or a sum over a column-major array, adds a row's terms in an order that
+        # depends on the batch; numpy's pairwise sum over a contiguous row does not.
+        z = np.ascontiguousarray(np.nan_to_num((x - self.mean) / self.scale, nan=0.0))
+        p = 1.0 / (1.0 + np.exp(-((z * self.coef).sum(axis=1) + self.intercept)))
         return np.stack([1.0 - p, p], axis=1)
 
 
@@ -377,6 +382,9 @@ class DecisionModel:
     # The acceptance probability from which a group is a concept of its paper (learned in
     # training: `kg.train.decisions.accept_cut`).
     accept_cut: float = 0.5
+    # A digest of the file the model was read from (`load`); "" for a model made otherwise,
+    # whose scores the parse cache never keeps (`Scores`).
+    identity: str = ""
 
     @property
     def ensembles(self) -> list[Model]:
@@ -430,10 +438,15 @@ class DecisionModel:
             return _shipped()
         try:
             raw = Path(path).read_bytes()
-            return cls.from_json(json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b"
-                                            else raw))
+            return cls.from_bytes(raw)
         except (OSError, ValueError, KeyError) as exc:
             raise ModelError(f"cannot read the decisions model {path}: {exc}") from exc
+
+    @classmethod
+    def from_bytes(cls, raw: bytes) -> DecisionModel:
+        """The model of a file's bytes (JSON, gzipped or not), `identity` their digest."""
+        data = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+        return replace(cls.from_json(data), identity=hashlib.sha256(raw).hexdigest()[:32])
 
     def decide(self, rows: Sequence[dict[str, float]] | FeatureTable, threshold: float = 0.0,
                accepted: npt.NDArray[np.float64] | None = None) -> list[Decision]:
@@ -448,33 +461,80 @@ class DecisionModel:
         table = rows if isinstance(rows, FeatureTable) else FeatureTable.of(rows)
         if not len(table):
             return []
-        names = sorted({n for e in self.ensembles for n in e.features})
-        column = {n: i for i, n in enumerate(names)}
         accept = self.acceptance(table) if accepted is None else accepted
+        scores = Scores.unscored(accept, self.untyped)
         kept = np.flatnonzero(accept >= threshold)
-        order = list(self.types)
-        types = np.full(len(rows), order.index(ConceptType.CONCEPT)
-                        if ConceptType.CONCEPT in order else 0, dtype=np.int64)
-        proposes = np.zeros(len(rows))
         if len(kept):
             # The kept rows' columns only (a copy of every row's was ~20 ms a batch).
-            sub = FeatureTable(table.names, table.values[kept]).columns(names)
-            copies: dict[tuple[str, ...], npt.NDArray[np.float64]] = {}
+            scores.type_rows(kept, *self.typed(FeatureTable(table.names, table.values[kept])))
+        return self.decisions(scores, threshold)
 
-            def of(m: Model) -> npt.NDArray[np.float64]:
-                """`m`'s probabilities; models of one feature list share one column copy."""
-                if m.features not in copies:
-                    copies[m.features] = _columns(sub, column, m.features)
-                return m.proba(copies[m.features])[:, 1]
+    @property
+    def untyped(self) -> int:
+        """The type index (in `types`) of a row whose type was not computed: Concept."""
+        order = list(self.types)
+        return order.index(ConceptType.CONCEPT) if ConceptType.CONCEPT in order else 0
 
-            acceptable = np.stack([np.mean([of(m) for m in models], axis=0)
-                                   for models in self.types.values()], axis=1)
-            types[kept] = acceptable.argmax(1)
-            proposes[kept] = np.mean([of(m) for m in self.proposes], axis=0)
-        return [
-            Decision(float(a), order[int(t)], float(p))
-            for a, t, p in zip(accept, types, proposes, strict=True)
-        ]
+    def typed(self, table: FeatureTable,
+              ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """Each row's type (its index in `types`) and `proposes` probability."""
+        names = sorted({n for models in self.types.values() for m in models
+                        for n in m.features} | {n for m in self.proposes for n in m.features})
+        column = {n: i for i, n in enumerate(names)}
+        sub = table.columns(names)
+        copies: dict[tuple[str, ...], npt.NDArray[np.float64]] = {}
+
+        def of(m: Model) -> npt.NDArray[np.float64]:
+            """`m`'s probabilities; models of one feature list share one column copy."""
+            if m.features not in copies:
+                copies[m.features] = _columns(sub, column, m.features)
+            return m.proba(copies[m.features])[:, 1]
+
+        acceptable = np.stack([np.mean([of(m) for m in models], axis=0)
+                               for models in self.types.values()], axis=1)
+        return (acceptable.argmax(1).astype(np.int64),
+                np.asarray(np.mean([of(m) for m in self.proposes], axis=0), dtype=np.float64))
+
+    def decisions(self, scores: Scores, threshold: float) -> list[Decision]:
+        """The decisions of scored rows at the acceptance cut `threshold`: a row under it
+        gets `Concept` and 0, as `decide` gives it (every row over it must be typed)."""
+        kept = scores.accept >= threshold
+        if not scores.typed[kept].all():
+            raise ValueError("a row over the acceptance cut has no type scored")
+        order = list(self.types)
+        types = np.where(kept, scores.types, self.untyped).tolist()
+        proposes = np.where(kept, scores.proposes, 0.0).tolist()
+        return [Decision(a, order[t], p)
+                for a, t, p in zip(scores.accept.tolist(), types, proposes, strict=True)]
+
+
+@dataclass(slots=True)
+class Scores:
+    """What the learned models said of one paper's candidate groups, a row each: every row's
+    acceptance probability, and for the rows `typed` (those some acceptance cut kept) the
+    index of their type in the model's `types` and their `proposes` probability. The parse
+    cache keeps them beside the paper's features (`kg.extract.cache`, kind `scores`), so that
+    a change of the thresholds alone runs the models only for the rows a lower cut keeps
+    first (issue 14)."""
+
+    accept: npt.NDArray[np.float64]
+    types: npt.NDArray[np.int64]
+    proposes: npt.NDArray[np.float64]
+    typed: npt.NDArray[np.bool_]
+
+    @classmethod
+    def unscored(cls, accept: npt.NDArray[np.float64], untyped: int) -> Scores:
+        """Rows with their acceptance only."""
+        n = len(accept)
+        return cls(np.asarray(accept, dtype=np.float64), np.full(n, untyped, dtype=np.int64),
+                   np.zeros(n), np.zeros(n, dtype=np.bool_))
+
+    def type_rows(self, rows: npt.NDArray[np.intp], types: npt.NDArray[np.int64],
+                  proposes: npt.NDArray[np.float64]) -> None:
+        """Set the type and `proposes` of `rows`."""
+        self.types[rows] = types
+        self.proposes[rows] = proposes
+        self.typed[rows] = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -553,8 +613,7 @@ def _columns(x: npt.NDArray[np.float64], column: dict[str, int],
 
 @cache
 def _shipped() -> DecisionModel:
-    data = resources.files("kg").joinpath("data", MODEL_FILE).read_bytes()
-    return DecisionModel.from_json(json.loads(gzip.decompress(data)))
+    return DecisionModel.from_bytes(resources.files("kg").joinpath("data", MODEL_FILE).read_bytes())
 
 
 def add_stack_features(

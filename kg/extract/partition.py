@@ -23,6 +23,7 @@ from kg.extract.cache import (
     pipeline_versions,
     prepared_version,
     record_version,
+    scores_version,
 )
 from kg.extract.cache import text_key as _text_key
 from kg.extract.extractor import Extractor, ExtractorConfig, cached_extractor
@@ -42,6 +43,7 @@ class PartitionResult:
     parse_hits: int = 0  # texts whose parse came from the cache
     reused: int = 0  # papers whose whole extraction record came from the cache
     prepared_hits: int = 0  # papers decided again from their cached features
+    scores_hits: int = 0  # of those, papers whose models' scores were cached too
 
 
 def paper_key(paper: Paper) -> str:
@@ -81,7 +83,10 @@ def _extract_partition(papers: Sequence[Paper], config: ExtractorConfig, cache: 
                                reused=len(papers))
     extractor = cached_extractor(config)
     before = extractor.counts.copy()
-    view = CacheView(store, parse, spans, prepared_version(config, parse, spans))
+    prepared = prepared_version(config, parse, spans)
+    model = extractor.decision_model
+    view = CacheView(store, parse, spans, prepared,
+                     scores_version(prepared, model.identity if model is not None else ""))
     fresh: dict[int, Extraction] = {}
     for start in range(0, len(todo), batch_size):
         part = todo[start : start + batch_size]
@@ -115,7 +120,8 @@ def _result(extractions: tuple[Extraction, ...], extractor: Extractor,
                            parse_hits=counts["parse_hits"] - before.get("parse_hits", 0),
                            reused=reused,
                            prepared_hits=(counts["prepared_hits"]
-                                          - before.get("prepared_hits", 0)))
+                                          - before.get("prepared_hits", 0)),
+                           scores_hits=counts["scores_hits"] - before.get("scores_hits", 0))
 
 
 # --- worker processes ---------------------------------------------------------------------
