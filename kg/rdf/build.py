@@ -8,6 +8,7 @@ corpus always gives the same list, whatever the order of its dicts (see `kg.rdf.
 from __future__ import annotations
 
 import logging
+import os
 import struct
 import tempfile
 from collections import defaultdict
@@ -24,7 +25,7 @@ from kg.errors import InputError, KGError
 from kg.ingest.shelf import PaperIndex, PaperShelf
 from kg.namespaces import DEFAULT_BASE
 from kg.rdf import terms as t
-from kg.rdf.canonical import Block, Region, TripleBuffer
+from kg.rdf.canonical import Block, Segments, TripleBuffer
 from kg.rdf.decisions import add_decision_triples
 from kg.rdf.iris import Iris, paper_key
 from kg.rdf.links import add_vocabulary_links
@@ -77,21 +78,23 @@ def iter_triples(
 def iter_segments(
     corpus: Corpus, base: str = DEFAULT_BASE, include_ontology: bool = True,
     release_links: bool = False,
-) -> Iterator[Iterator[Triple] | Region]:
+) -> Segments:
     """`iter_triples` as the buffer's segments (`TripleBuffer.iter_segments`): each paper's
     evidence and sentence nodes, with whatever else lies under `<paper IRI>/`, are one
     `Region` carrying the digest of all they are made from, so that a writer can copy them
-    from the previous graph when that digest is unchanged (`kg.rdf.reuse`)."""
-    with collector_paused():
-        out = TripleBuffer(spill_at=SPILL_ENTRIES)
-        _GraphBuilder(corpus, Iris(base), out, release_links=release_links,
-                      digests=True).build()
-        if include_ontology:
-            out.add_triples(ontology_triples())
-    try:
-        yield from out.iter_segments()
-    finally:
-        out.close()  # the builder and the corpus go with it (`TripleBuffer.close`)
+    from the previous graph when that digest is unchanged (`kg.rdf.reuse`). The corpus is
+    walked when the segments or their ranges are first asked for (`Segments`)."""
+
+    def fill() -> TripleBuffer:
+        with collector_paused():
+            out = TripleBuffer(spill_at=SPILL_ENTRIES)
+            _GraphBuilder(corpus, Iris(base), out, release_links=release_links,
+                          digests=True).build()
+            if include_ontology:
+                out.add_triples(ontology_triples())
+        return out
+
+    return Segments(fill)
 
 
 def _const(node: NamedNode) -> tuple[NamedNode, str]:
@@ -405,8 +408,7 @@ class _GraphBuilder:
         """A digest of everything `_paper_evidence(key, at, size)` makes its blocks from: the
         paper's IRI and texts, and its packed claims with each concept's IRI and each
         extractor's name in place of their numbers (which depend on the whole corpus)."""
-        self.claims.seek(at)
-        packed = self.claims.read(size)
+        packed = os.pread(self.claims.fileno(), size, at)
         paper = self.papers[key]
         parts = [self.iris.paper(key), *(paper.text(f) for f in _FIELD_LIST)]
         concepts, names = self.concept_list, self.extractor_list
@@ -424,8 +426,9 @@ class _GraphBuilder:
     def _paper_evidence(self, key: str, at: int, size: int) -> list[tuple[str, Block]]:
         """One paper's evidence nodes, one per span and concept, and their sentences' nodes,
         from its packed claims (`_pack_claims`), `size` bytes at `at` of the claims file."""
-        self.claims.seek(at)
-        packed = self.claims.read(size)
+        # Read at its offset, not from the file's position: a process forked to make ranges
+        # ahead of the writer shares that position (`kg.rdf.ahead`).
+        packed = os.pread(self.claims.fileno(), size, at)
         claims: list[tuple[Span, int, Span, Role, list[int]]] = []
         offset = 0
         while offset < size:

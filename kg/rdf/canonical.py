@@ -36,7 +36,7 @@ import pickle
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from operator import itemgetter
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from pyoxigraph import BlankNode, Literal, NamedNode, Triple
 
@@ -58,6 +58,16 @@ Block = list[Triple] | tuple[BlockMaker, tuple[Any, ...]]
 
 RangeMaker = Callable[..., list[tuple[str, Block]]]
 """Makes the blocks of every subject under one IRI prefix, as (subject, block) pairs."""
+
+
+class LazyRange(NamedTuple):
+    """Every subject under `prefix`, made by `make(*args)` when written; `digest`: of all
+    `make(*args)` depends on (`TripleBuffer.add_lazy_range`)."""
+
+    prefix: str
+    make: RangeMaker
+    args: tuple[Any, ...]
+    digest: bytes | None
 
 
 RUN_BATCH = 64
@@ -90,7 +100,7 @@ class TripleBuffer:
         self._blocks: dict[str, Block] = {}
         # Whole IRI ranges (every subject under a prefix) made only when the buffer is
         # iterated: (prefix, maker, its arguments).
-        self._ranges: list[tuple[str, RangeMaker, tuple[Any, ...], bytes | None]] = []
+        self._ranges: list[LazyRange] = []
         self._pkeys: dict[NamedNode, str] = {}
 
     def add(self, subject: str, predicate: NamedNode, obj: Term, okey: str) -> None:
@@ -156,7 +166,12 @@ class TripleBuffer:
         buffer itself is written from the buffer (the range's block of it must hold the
         same triples); `__contains__` does not see a range's subjects. `digest`: of
         everything `make(*args)` depends on (`Region.digest`)."""
-        self._ranges.append((prefix, make, args, digest))
+        self._ranges.append(LazyRange(prefix, make, args, digest))
+
+    def ranges(self) -> list[LazyRange]:
+        """The lazy ranges in the order they are written (`Region.index` numbers them)."""
+        self._ranges.sort(key=_FIRST)
+        return self._ranges
 
     def close(self) -> None:
         """Forget every triple, and close the runs: the buffer is empty. A lazy range's maker is
@@ -213,14 +228,14 @@ class TripleBuffer:
         if self._runs:
             own = self._merge_runs(own, spilled)
         names = _Peek(subject for subject, _ in own)
-        self._ranges.sort(key=_FIRST)
-        for prefix, make, args, digest in self._ranges:
+        for index, lazy in enumerate(self.ranges()):
+            prefix = lazy.prefix
             if names.head is not None and names.head < prefix:
                 yield self._own_until(names, prefix, spilled)
             inside = []  # the buffer's own subjects under the prefix (they sort together)
             while names.head is not None and names.head.startswith(prefix):
                 inside.append(names.pop())
-            yield Region(self, prefix, make, args, digest, inside, spilled)
+            yield Region(self, index, lazy, inside, spilled)
         if names.head is not None:
             yield self._own_until(names, None, spilled)
 
@@ -234,7 +249,7 @@ class TripleBuffer:
         """One of the buffer's own subjects' triples (a block, or its entries sorted)."""
         ready = self._blocks.get(subject)
         if ready is not None:
-            yield from _made(ready)
+            yield from block_triples(ready)
             return
         node = NamedNode(subject)
         block = spilled.pop(subject, None) or self._subjects[subject]
@@ -281,7 +296,7 @@ class TripleBuffer:
 _FIRST = itemgetter(0)
 
 
-def _made(ready: Block) -> list[Triple]:
+def block_triples(ready: Block) -> list[Triple]:
     """A block's triples (made now if it is lazy)."""
     if isinstance(ready, tuple):
         make, args = ready
@@ -306,26 +321,36 @@ class _Peek:
 class Region:
     """Every subject under one lazy range's prefix, in order (`TripleBuffer.iter_segments`):
     the range's blocks, made by its maker, and the buffer's own subjects under the prefix
-    (written from the buffer when both have one). Use it up with `triples()` or `skip()`."""
+    (written from the buffer when both have one). Use it up with `triples()`, `skip()` or,
+    when its range's blocks were made elsewhere (`range_blocks`), `own_triples` of each of
+    `own_subjects`. `index`: its range's place in `TripleBuffer.ranges()`."""
 
-    def __init__(self, buffer: TripleBuffer, prefix: str, make: RangeMaker,
-                 args: tuple[Any, ...], digest: bytes | None, inside: list[str],
+    def __init__(self, buffer: TripleBuffer, index: int, lazy: LazyRange, inside: list[str],
                  spilled: dict[str, list[Entry]]) -> None:
-        self.prefix = prefix
+        self.prefix = lazy.prefix
+        self.index = index
         self._buffer = buffer
-        self._make = make
-        self._args = args
-        self._range_digest = digest
+        self._lazy = lazy
         self._inside = inside
         self._spilled = spilled
+
+    @property
+    def range_digest(self) -> bytes | None:
+        """The digest given to `add_lazy_range` (of what the range's maker reads)."""
+        return self._lazy.digest
+
+    @property
+    def own_subjects(self) -> list[str]:
+        """The buffer's own subjects under the prefix, in order."""
+        return self._inside
 
     def digest(self) -> bytes | None:
         """A digest of all the region's triples depend on: the range's digest (given to
         `add_lazy_range`) and the buffer's own entries under the prefix; None when the range
         has none, or a whole block of the buffer's own lies under the prefix."""
-        if self._range_digest is None:
+        if self._lazy.digest is None:
             return None
-        found = hashlib.blake2b(self._range_digest, digest_size=16)
+        found = hashlib.blake2b(self._lazy.digest, digest_size=16)
         for subject in self._inside:
             if subject in self._buffer._blocks:
                 return None
@@ -339,11 +364,7 @@ class Region:
 
     def triples(self) -> Iterator[Triple]:
         """The region's triples in canonical order, made now."""
-        made = self._make(*self._args)
-        made.sort(key=_FIRST)
-        for subject, _ in made:
-            if not subject.startswith(self.prefix):
-                raise ValueError(f"{subject} is outside its range {self.prefix}")
+        made = range_blocks(self._lazy)
         own: Iterable[tuple[str, Block | None]] = ((subject, None) for subject in self._inside)
         last = None
         for subject, ranged in heapq.merge(own, made, key=_FIRST):
@@ -353,12 +374,52 @@ class Region:
             if ranged is None:
                 yield from self._buffer._own(subject, self._spilled)
             else:
-                yield from _made(ranged)
+                yield from block_triples(ranged)
+
+    def own_triples(self, subject: str) -> Iterator[Triple]:
+        """The triples of one of `own_subjects`, in canonical order (each taken once)."""
+        return self._buffer._own(subject, self._spilled)
 
     def skip(self) -> None:
         """Let the region go unmade (its entries spilled from the buffer go too)."""
         for subject in self._inside:
             self._spilled.pop(subject, None)
+
+
+class Segments:
+    """The segments of a buffer filled when first asked for (`TripleBuffer.iter_segments`):
+    `ranges()` fills it and gives its lazy ranges before any segment is taken (a writer may
+    start making them elsewhere, `kg.rdf.ahead`); iterating fills it if need be, yields the
+    segments once and then closes the buffer."""
+
+    def __init__(self, fill: Callable[[], TripleBuffer]) -> None:
+        self._fill = fill
+        self._buffer: TripleBuffer | None = None
+
+    def ranges(self) -> list[LazyRange]:
+        return self._filled().ranges()
+
+    def __iter__(self) -> Iterator[Iterator[Triple] | Region]:
+        buffer = self._filled()
+        try:
+            yield from buffer.iter_segments()
+        finally:
+            buffer.close()  # what filled it goes with it (`TripleBuffer.close`)
+
+    def _filled(self) -> TripleBuffer:
+        if self._buffer is None:
+            self._buffer = self._fill()
+        return self._buffer
+
+
+def range_blocks(lazy: LazyRange) -> list[tuple[str, Block]]:
+    """A lazy range's blocks, made now, sorted by subject (each must lie under the prefix)."""
+    made = lazy.make(*lazy.args)
+    made.sort(key=_FIRST)
+    for subject, _ in made:
+        if not subject.startswith(lazy.prefix):
+            raise ValueError(f"{subject} is outside its range {lazy.prefix}")
+    return made
 
 
 def _kind(obj: Term) -> str:

@@ -40,7 +40,8 @@ from pyoxigraph import NamedNode, Triple, serialize
 
 from kg import __version__
 from kg.namespaces import PREFIXES
-from kg.rdf.canonical import Region
+from kg.rdf.ahead import AHEAD_AT, Made, RegionsAhead
+from kg.rdf.canonical import Region, Segments
 from kg.rdf.formats import GraphFormat
 from kg.rdf.serialize import replacing
 
@@ -48,14 +49,14 @@ __all__ = ["INDEX_FILE", "Written", "code_version", "range_digest", "reusable",
            "write_reusing"]
 
 INDEX_FILE = "graph-regions.bin"
-FORMAT = 1
+FORMAT = 2
 DIGEST_SIZE = 16
 # A region's row: its inputs' digest, where its bytes start, their length, their digest,
-# its triples.
-_ROW = struct.Struct(f"<{DIGEST_SIZE}sQQ{DIGEST_SIZE}sI")
+# its triples, its range's digest (`Region.range_digest`).
+_ROW = struct.Struct(f"<{DIGEST_SIZE}sQQ{DIGEST_SIZE}sI{DIGEST_SIZE}s")
 # What the bytes of a graph depend on beside its regions' inputs: these modules' code.
-_MODULES = ("build.py", "canonical.py", "iris.py", "terms.py", "relations.py", "reuse.py",
-            "serialize.py")
+_MODULES = ("ahead.py", "build.py", "canonical.py", "iris.py", "terms.py", "relations.py",
+            "reuse.py", "serialize.py")
 
 
 def range_digest(parts: Iterable[str]) -> bytes:
@@ -89,37 +90,48 @@ class Written:
     triples: int = 0
     copied: int = 0
     made: int = 0
+    ahead: int = 0  # of `made`, by a second process (`kg.rdf.ahead`)
     rows: list[bytes] = field(default_factory=list)
 
     def summary(self) -> str:
         return (f"{self.copied} of {self.copied + self.made} paper regions copied from the "
-                "previous graph")
+                "previous graph" + (f", {self.ahead} made ahead by a second process"
+                                    if self.ahead else ""))
 
 
 @dataclass(frozen=True, slots=True)
 class _Index:
     graph: Path
     rows: dict[bytes, tuple[int, int, bytes, int]]
+    ranges: frozenset[bytes]  # the regions' ranges' digests
 
 
 def write_reusing(segments: Iterable[Iterator[Triple] | Region], output: Path,
-                  fmt: GraphFormat, folder: str | Path) -> Written:
+                  fmt: GraphFormat, folder: str | Path, *, ahead_at: int | None = None) -> Written:
     """Write the segments (`kg.rdf.build.iter_segments`) as the graph `output` (through
     `replacing`: all or nothing), copying each region the index in `folder` has from the
-    graph it names; then write the index of the new graph into `folder`."""
+    graph it names; then write the index of the new graph into `folder`. Given `Segments`
+    with at least `ahead_at` (default `AHEAD_AT`) regions to make, a forked process makes
+    them ahead of the writer (`kg.rdf.ahead`; the same bytes)."""
     folder = Path(folder)
     previous = _read_index(folder / INDEX_FILE, fmt)
     written = Written()
     source = _open(previous.graph) if previous is not None else None
+    ahead = None
     try:
+        if isinstance(segments, Segments):
+            ahead = _start_ahead(segments, previous, fmt,
+                                 AHEAD_AT if ahead_at is None else ahead_at)
         with replacing(output, "the graph") as raw:
             sink = _Sink(raw, _header(fmt))
             for segment in segments:
                 if isinstance(segment, Region):
-                    _region(segment, previous, source, sink, fmt, written)
+                    _region(segment, previous, source, sink, fmt, written, ahead)
                 else:
                     written.triples += sink.serialize(segment, fmt)
     finally:
+        if ahead is not None:
+            ahead.close()
         if source is not None:
             source.close()
     try:
@@ -130,9 +142,30 @@ def write_reusing(segments: Iterable[Iterator[Triple] | Region], output: Path,
     return written
 
 
+def _start_ahead(segments: Segments, previous: _Index | None, fmt: GraphFormat,
+                 at_least: int) -> RegionsAhead | None:
+    """A child making the ranges whose regions the previous graph cannot hold (their range's
+    digest is new) ahead of the writer, if there are enough of them (`RegionsAhead.start`)."""
+    ranges = segments.ranges()
+    known = previous.ranges if previous is not None else frozenset()
+    plan = [i for i, lazy in enumerate(ranges) if lazy.digest is None or lazy.digest not in known]
+    header = _header(fmt)
+
+    def render(triples: list[Triple]) -> bytes:
+        collected = _Collect(header)
+        collected.serialize(triples, fmt)
+        return b"".join(collected.parts)
+
+    def split(data: bytes, counts: list[int]) -> list[int] | None:
+        return _statement_ends(data, counts, fmt)
+
+    return RegionsAhead.start(ranges, plan, render, split, at_least)
+
+
 def _region(region: Region, previous: _Index | None, source: IO[bytes] | None, sink: _Sink,
-            fmt: GraphFormat, written: Written) -> None:
-    """Copy the region from the previous graph, or make it; note it in `written.rows`."""
+            fmt: GraphFormat, written: Written, ahead: RegionsAhead | None = None) -> None:
+    """Copy the region from the previous graph, or take it from `ahead`, or make it; note
+    it in `written.rows`."""
     digest = region.digest()
     found = previous.rows.get(digest) if previous is not None and digest is not None else None
     data = _read(source, found) if found is not None and source is not None else None
@@ -141,14 +174,73 @@ def _region(region: Region, previous: _Index | None, source: IO[bytes] | None, s
         triples = found[3]
         written.copied += 1
     else:
-        collected = _Collect(sink.header)
-        triples = collected.serialize(region.triples(), fmt)
-        data = b"".join(collected.parts)
+        made = ahead.take(region.index) if ahead is not None else None
+        joined = _joined(region, made, sink.header, fmt) if made is not None else None
+        if joined is not None:
+            data, triples = joined
+            written.ahead += 1
+        else:
+            collected = _Collect(sink.header)
+            triples = collected.serialize(region.triples(), fmt)
+            data = b"".join(collected.parts)
         written.made += 1
     start = sink.write_raw(data)
     written.triples += triples
     if digest is not None and data:
-        written.rows.append(_ROW.pack(digest, start, len(data), _digest(data), triples))
+        written.rows.append(_ROW.pack(digest, start, len(data), _digest(data), triples,
+                                      region.range_digest or bytes(DIGEST_SIZE)))
+
+
+def _joined(region: Region, made: Made, header: bytes,
+            fmt: GraphFormat) -> tuple[bytes, int] | None:
+    """The region's bytes and triples from its range made elsewhere and the buffer's own
+    subjects under its prefix, in order (a subject of both: the buffer's, as
+    `Region.triples` has it); None when the made bytes cannot be cut by subject."""
+    own = region.own_subjects
+    if not own:
+        return made.data, sum(made.counts)
+    if made.ends is None:
+        return None
+    parts: list[bytes] = []
+    triples = 0
+    i, start, subjects = 0, 0, made.subjects
+    for subject in own:
+        while i < len(subjects) and subjects[i] < subject:
+            parts.append(made.data[start : made.ends[i]])
+            triples += made.counts[i]
+            start = made.ends[i]
+            i += 1
+        if i < len(subjects) and subjects[i] == subject:
+            start = made.ends[i]
+            i += 1
+        collected = _Collect(header)
+        triples += collected.serialize(region.own_triples(subject), fmt)
+        parts += collected.parts
+    parts.append(made.data[start:])
+    triples += sum(made.counts[i:])
+    return b"".join(parts), triples
+
+
+def _statement_ends(data: bytes, counts: list[int], fmt: GraphFormat) -> list[int] | None:
+    """Where each subject's bytes end in a serialisation of subjects with `counts` triples:
+    in N-Triples a line a triple, in Turtle one statement a subject, ending " .\n" (a
+    literal's line breaks are escaped); None when the bytes do not hold as many."""
+    ends: list[int] = []
+    at = 0
+    if fmt is GraphFormat.NTRIPLES:
+        for count in counts:
+            for _ in range(count):
+                at = data.find(b"\n", at) + 1
+                if at == 0:
+                    return None
+            ends.append(at)
+    else:
+        for _ in counts:
+            at = data.find(b" .\n", at) + 3
+            if at == 2:
+                return None
+            ends.append(at)
+    return ends if at == len(data) else None
 
 
 def _read(source: IO[bytes], found: tuple[int, int, bytes, int]) -> bytes | None:
@@ -265,9 +357,12 @@ def _read_index(path: Path, fmt: GraphFormat) -> _Index | None:
             meta.get("code") != code_version() or meta.get("rdf") != fmt.value) or (
             len(body) % _ROW.size or not isinstance(meta.get("graph"), str)):
         return None
-    rows = {digest: (at, size, out, triples)
-            for digest, at, size, out, triples in _ROW.iter_unpack(body)}
-    return _Index(Path(meta["graph"]), rows)
+    rows: dict[bytes, tuple[int, int, bytes, int]] = {}
+    ranges: set[bytes] = set()
+    for digest, at, size, out, triples, lazy in _ROW.iter_unpack(body):
+        rows[digest] = (at, size, out, triples)
+        ranges.add(lazy)
+    return _Index(Path(meta["graph"]), rows, frozenset(ranges))
 
 
 def _write_index(path: Path, graph: Path, fmt: GraphFormat, rows: list[bytes]) -> None:
