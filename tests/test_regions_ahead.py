@@ -149,8 +149,7 @@ def test_a_subject_of_both_the_buffer_and_its_range_is_the_buffers(
 ) -> None:
     def write(at: int, name: str) -> bytes:
         out = tmp_path / f"{name}.{fmt.value}"
-        reuse.write_reusing(Segments(lambda _: _buffer()), out, fmt, tmp_path / name,
-                            ahead_at=at)
+        reuse.write_reusing(Segments(_buffer), out, fmt, tmp_path / name, ahead_at=at)
         return out.read_bytes()
 
     alone = write(NEVER, "alone")
@@ -179,25 +178,6 @@ def test_statements_are_cut_at_each_subjects_end(fmt: GraphFormat) -> None:
         assert piece == _rendered(fmt, {subject: texts})[0]
     assert reuse._statement_ends(data, [*counts, 1], fmt) is None  # a subject too many
     assert reuse._statement_ends(data, counts[:-1], fmt) is None  # bytes left over
-
-
-@pytest.mark.model
-def test_children_take_the_plan_in_chunks(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spy: Counter[str]
-) -> None:
-    alone = _build(tmp_path / "alone.ttl", tmp_path / "c1", NEVER, monkeypatch)
-    parts: list[tuple[int, int]] = []
-
-    class Counted(ahead._Child):
-        def __init__(self, ranges, part, render, split):  # type: ignore[no-untyped-def]
-            super().__init__(ranges, part, render, split)
-            parts.append((part[0], part[-1]))
-
-    monkeypatch.setattr(ahead, "_Child", Counted)
-    monkeypatch.setattr(ahead, "CHUNK", 5)
-    assert _build(tmp_path / "ahead.ttl", tmp_path / "c2", 1, monkeypatch) == alone
-    assert spy["child"] == 19 and len(parts) == 4  # 5 + 5 + 5 + 4 regions
-    assert [last - first for first, last in parts[:3]] == [4, 4, 4]
 
 
 @pytest.mark.model

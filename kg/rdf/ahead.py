@@ -4,10 +4,8 @@ The writer of a graph (`kg.rdf.reuse.write_reusing`) runs in one process: it wal
 buffer's subjects in order, serialises them, and makes each paper's region (its evidence and
 sentence nodes, `kg.rdf.canonical.Region`) when it reaches it — about 40 % of the writing
 when most regions are new, while the build's other core waits. `RegionsAhead` forks a child
-as soon as the buffer's ranges are known (`kg.rdf.canonical.Segments`: the builder adds them
-before the papers', concepts' and relations' triples, so the child starts while the writer
-still fills its buffer; the fork shares the corpus and the builder's packed claims, nothing
-is sent over), which makes and serialises the planned ranges in order
+as soon as the buffer is filled (the fork shares the corpus, the buffer and the builder's
+packed claims, nothing is sent over), which makes and serialises the planned ranges in order
 and appends each one's bytes to a temporary file, telling the writer where through a pipe;
 the writer takes them as it reaches them, merges the buffer's own subjects under the prefix
 (made in the writer, as the buffer is consumed there), and makes a region itself when the
@@ -28,8 +26,6 @@ import select
 import signal
 import struct
 import tempfile
-from bisect import bisect_left
-from collections import deque
 from collections.abc import Callable, Sequence
 from contextlib import suppress
 from typing import NamedTuple
@@ -38,11 +34,7 @@ from pyoxigraph import Triple
 
 from kg.rdf.canonical import LazyRange, block_triples, range_blocks
 
-__all__ = ["AHEAD_AT", "CHUNK", "Made", "RegionsAhead"]
-
-CHUNK = 4096
-"""Ranges one child makes before it ends and the next one is forked (see `RegionsAhead`):
-a few tens of MB of copied pages at most, a fork (a few ms) per 4,096 regions."""
+__all__ = ["AHEAD_AT", "Made", "RegionsAhead"]
 
 AHEAD_AT = 256
 """Fewer ranges to make than this: the writer makes them itself (a fork of a large process
@@ -71,98 +63,23 @@ class Made(NamedTuple):
 
 
 class RegionsAhead:
-    """Forked children making the `plan`ned ranges (indices into `ranges`), in order: one at
-    a time, each for the next `CHUNK` of them from where the writer is, the next one forked
-    as soon as the last has ended. A child's own memory grows with the ranges it reads (the
-    reference counts it changes copy the shared pages it reads them from: ~1 KB a region at
-    350k papers, ~8 KB at 35k), so each lives for a chunk only: the build's memory never holds
-    a copy of every range's data."""
+    """A forked child making the `plan`ned ranges (indices into `ranges`), in order."""
 
     def __init__(self, ranges: Sequence[LazyRange], plan: Sequence[int], render: Render,
-                 split: Splitter, chunk: int | None = None) -> None:
-        """Start the first child now (use `start` to fork only when it is worth it)."""
-        self._ranges, self._plan, self._render, self._split = ranges, plan, render, split
-        self._chunk = max(1, CHUNK if chunk is None else chunk)
-        self._planned = frozenset(plan)
-        self._given = 0  # the plan's items before this were given to a child (or passed)
-        self._children: deque[_Child] = deque()
-        self.taken = 0  # ranges the writer took from a child
-        self._fork(plan[0] if plan else 0)
-
-    @classmethod
-    def start(cls, ranges: Sequence[LazyRange], plan: Sequence[int], render: Render,
-              split: Splitter, at_least: int = AHEAD_AT) -> RegionsAhead | None:
-        """Children making the plan, or None when there are fewer than `at_least` ranges to
-        make, no second core to make them on, or no `os.fork` (the writer makes them)."""
-        if len(plan) < max(1, at_least) or not hasattr(os, "fork") or _cores() < 2:
-            return None
-        return cls(ranges, plan, render, split)
-
-    @property
-    def pid(self) -> int:
-        """The newest child's process id (0 when none is left)."""
-        return self._children[-1].pid if self._children else 0
-
-    def take(self, index: int) -> Made | None:
-        """The range at `index` as a child made it; None when the writer must make it: not
-        planned, its child failed or ended before it, or has not made it yet (the writer
-        does not wait: whichever process is ahead makes a region, so neither idles while the
-        other has work). Ask in increasing order."""
-        if index not in self._planned:
-            return None
-        children = self._children
-        while children and index > children[0].last:  # the writer is past that child's part
-            children.popleft().close()
-        if children and children[-1].ended():
-            self._fork(index)  # the next part, from here, while this one's regions are read
-        if not children:
-            self._fork(index)
-        if not children or index < children[0].first:
-            return None
-        made = children[0].take(index)
-        self.taken += made is not None
-        return made
-
-    def close(self) -> None:
-        """Stop the children (one may still be making ranges the writer copied) and let
-        their files go."""
-        while self._children:
-            self._children.popleft().close()
-
-    def __enter__(self) -> RegionsAhead:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _fork(self, index: int) -> None:
-        """A child for the next chunk of the plan not given yet, from `index` on."""
-        plan = self._plan
-        start = max(self._given, bisect_left(plan, index))
-        if start >= len(plan):
-            return
-        part = plan[start : start + self._chunk]
-        self._given = start + len(part)
-        self._children.append(_Child(self._ranges, part, self._render, self._split))
-
-
-class _Child:
-    """One forked process making `part` of the plan, in order (see `RegionsAhead`)."""
-
-    def __init__(self, ranges: Sequence[LazyRange], part: Sequence[int], render: Render,
                  split: Splitter) -> None:
-        self.first, self.last = part[0], part[-1]
+        """Start the child now (use `start` to fork only when it is worth it)."""
+        self._planned = frozenset(plan)
         self._file = tempfile.TemporaryFile(prefix="paperkg-regions-")  # noqa: SIM115
         self._pending: tuple[int, int, int] | None = None
         self._over = False
-        self._reaped = False
+        self.taken = 0  # ranges the writer took from the child
         read, write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the child: never returns
             code = 1
             try:
                 os.close(read)
-                code = _make_all(ranges, part, render, split, self._file.fileno(), write)
+                code = _make_all(ranges, plan, render, split, self._file.fileno(), write)
             except BaseException:  # the writer makes whatever is missing
                 pass
             finally:
@@ -170,15 +87,22 @@ class _Child:
         os.close(write)
         self._read = read
 
-    def ended(self) -> bool:
-        """Whether the process has ended (its messages may still wait in the pipe)."""
-        if not self._reaped:
-            pid, _ = os.waitpid(self.pid, os.WNOHANG)
-            self._reaped = pid != 0
-        return self._reaped
+    @classmethod
+    def start(cls, ranges: Sequence[LazyRange], plan: Sequence[int], render: Render,
+              split: Splitter, at_least: int = AHEAD_AT) -> RegionsAhead | None:
+        """A child making the plan, or None when there are fewer than `at_least` ranges to
+        make, no second core to make them on, or no `os.fork` (the writer makes them)."""
+        if len(plan) < max(1, at_least) or not hasattr(os, "fork") or _cores() < 2:
+            return None
+        return cls(ranges, plan, render, split)
 
     def take(self, index: int) -> Made | None:
-        """`RegionsAhead.take` for this child's part."""
+        """The range at `index` as the child made it; None when the writer must make it:
+        not planned, the child failed or ended before it, or has not made it yet (the writer
+        does not wait: whichever process is ahead makes a region, so neither idles while the
+        other has work). Ask in increasing order."""
+        if index not in self._planned:
+            return None
         while not self._over:
             if self._pending is None and not _ready(self._read):
                 return None
@@ -201,18 +125,24 @@ class _Child:
                 self._over = True
                 break
             made: Made = pickle.loads(data)  # written by this build's own child
+            self.taken += 1
             return made
         return None
 
     def close(self) -> None:
-        """Stop the process if it still runs, and let its pipe and file go."""
+        """Stop the child (it may still be making ranges the writer copied) and let its file
+        go."""
         os.close(self._read)
-        if not self._reaped:
-            with suppress(ProcessLookupError):
-                os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            self._reaped = True
+        with suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
         self._file.close()
+
+    def __enter__(self) -> RegionsAhead:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def _message(self) -> tuple[int, int, int] | None:
         """The child's next message; None when it has closed the pipe (done, failed, killed)."""

@@ -25,7 +25,7 @@ from kg.errors import InputError, KGError
 from kg.ingest.shelf import PaperIndex, PaperShelf
 from kg.namespaces import DEFAULT_BASE
 from kg.rdf import terms as t
-from kg.rdf.canonical import Block, RangesHook, Segments, TripleBuffer
+from kg.rdf.canonical import Block, Segments, TripleBuffer
 from kg.rdf.decisions import add_decision_triples
 from kg.rdf.iris import Iris, paper_key
 from kg.rdf.links import add_vocabulary_links
@@ -83,14 +83,13 @@ def iter_segments(
     evidence and sentence nodes, with whatever else lies under `<paper IRI>/`, are one
     `Region` carrying the digest of all they are made from, so that a writer can copy them
     from the previous graph when that digest is unchanged (`kg.rdf.reuse`). The corpus is
-    walked when the segments are first asked for; the ranges are given to the hook of
-    `Segments.when_ranges` as soon as they are all known, before the rest of the walk."""
+    walked when the segments or their ranges are first asked for (`Segments`)."""
 
-    def fill(ranges_ready: RangesHook) -> TripleBuffer:
+    def fill() -> TripleBuffer:
         with collector_paused():
             out = TripleBuffer(spill_at=SPILL_ENTRIES)
             _GraphBuilder(corpus, Iris(base), out, release_links=release_links,
-                          digests=True, ranges_ready=ranges_ready).build()
+                          digests=True).build()
             if include_ontology:
                 out.add_triples(ontology_triples())
         return out
@@ -117,10 +116,9 @@ class _GraphBuilder:
 
     def __init__(
         self, corpus: Corpus, iris: Iris, out: TripleBuffer, release_links: bool = False,
-        digests: bool = False, ranges_ready: RangesHook | None = None,
+        digests: bool = False,
     ) -> None:
         self.corpus = corpus
-        self.ranges_ready = ranges_ready  # called with the buffer's ranges once all are in
         self.digests = digests  # each paper's evidence range with its inputs' digest
         self.iris = iris
         self.out = out
@@ -156,13 +154,6 @@ class _GraphBuilder:
             evidence[key] = (claims.tell(), len(packed))
             claims.write(packed)
         claims.flush()
-        # The evidence ranges first: the writer may have them made elsewhere while the rest
-        # of the buffer is filled (`ranges_ready`, `kg.rdf.ahead`). Each subject's triples
-        # are added in the same order as before (the papers' after their links, the
-        # concepts' before their vocabulary links and decisions): the same bytes.
-        self._evidence(evidence, names)
-        if self.ranges_ready is not None:
-            self.ranges_ready(self.out.fix_ranges())
         for key, paper in self.papers.items():
             try:
                 self._paper(key, paper)
@@ -182,6 +173,7 @@ class _GraphBuilder:
                     f"concept {concept_key!r} cannot be written as RDF ({exc}); "
                     "its labels must be valid Unicode"
                 ) from exc
+        self._evidence(evidence, names)
         add_vocabulary_links(self.corpus.matches, self.concept_iri, self.out)
         add_relation_triples(self.out, self.corpus, self.iris, self.concept_iri)
         add_decision_triples(self.out, self.corpus, self.iris, self.concept_iri)

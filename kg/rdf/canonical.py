@@ -101,7 +101,6 @@ class TripleBuffer:
         # Whole IRI ranges (every subject under a prefix) made only when the buffer is
         # iterated: (prefix, maker, its arguments).
         self._ranges: list[LazyRange] = []
-        self._ranges_fixed = False
         self._pkeys: dict[NamedNode, str] = {}
 
     def add(self, subject: str, predicate: NamedNode, obj: Term, okey: str) -> None:
@@ -167,14 +166,10 @@ class TripleBuffer:
         buffer itself is written from the buffer (the range's block of it must hold the
         same triples); `__contains__` does not see a range's subjects. `digest`: of
         everything `make(*args)` depends on (`Region.digest`)."""
-        if self._ranges_fixed:
-            raise ValueError(f"{prefix}: the buffer's ranges were fixed already")
         self._ranges.append(LazyRange(prefix, make, args, digest))
 
-    def fix_ranges(self) -> list[LazyRange]:
-        """The lazy ranges in the order they are written (`Region.index` numbers them); no
-        range can be added after (their numbers are final)."""
-        self._ranges_fixed = True
+    def ranges(self) -> list[LazyRange]:
+        """The lazy ranges in the order they are written (`Region.index` numbers them)."""
         self._ranges.sort(key=_FIRST)
         return self._ranges
 
@@ -233,7 +228,7 @@ class TripleBuffer:
         if self._runs:
             own = self._merge_runs(own, spilled)
         names = _Peek(subject for subject, _ in own)
-        for index, lazy in enumerate(self.fix_ranges()):
+        for index, lazy in enumerate(self.ranges()):
             prefix = lazy.prefix
             if names.head is not None and names.head < prefix:
                 yield self._own_until(names, prefix, spilled)
@@ -328,7 +323,7 @@ class Region:
     the range's blocks, made by its maker, and the buffer's own subjects under the prefix
     (written from the buffer when both have one). Use it up with `triples()`, `skip()` or,
     when its range's blocks were made elsewhere (`range_blocks`), `own_triples` of each of
-    `own_subjects`. `index`: its range's place in `TripleBuffer.fix_ranges()`."""
+    `own_subjects`. `index`: its range's place in `TripleBuffer.ranges()`."""
 
     def __init__(self, buffer: TripleBuffer, index: int, lazy: LazyRange, inside: list[str],
                  spilled: dict[str, list[Entry]]) -> None:
@@ -391,41 +386,30 @@ class Region:
             self._spilled.pop(subject, None)
 
 
-RangesHook = Callable[[list[LazyRange]], None]
-"""Told a buffer's lazy ranges, in order, once no more can be added (`Segments`)."""
-
-
 class Segments:
-    """The segments of a buffer filled when first iterated (`TripleBuffer.iter_segments`),
-    yielded once, then the buffer is closed. `fill(hook)` fills the buffer and may call
-    `hook(buffer.fix_ranges())` as soon as its lazy ranges are all in, before the rest
-    (else it is called when the buffer is full): a writer given the ranges by
-    `when_ranges` may start making them elsewhere while the buffer fills (`kg.rdf.ahead`)."""
+    """The segments of a buffer filled when first asked for (`TripleBuffer.iter_segments`):
+    `ranges()` fills it and gives its lazy ranges before any segment is taken (a writer may
+    start making them elsewhere, `kg.rdf.ahead`); iterating fills it if need be, yields the
+    segments once and then closes the buffer."""
 
-    def __init__(self, fill: Callable[[RangesHook], TripleBuffer]) -> None:
+    def __init__(self, fill: Callable[[], TripleBuffer]) -> None:
         self._fill = fill
-        self._hook: RangesHook | None = None
-        self._told = False
+        self._buffer: TripleBuffer | None = None
 
-    def when_ranges(self, hook: RangesHook) -> None:
-        """Call `hook` with the ranges once they are known (before the first segment)."""
-        self._hook = hook
+    def ranges(self) -> list[LazyRange]:
+        return self._filled().ranges()
 
     def __iter__(self) -> Iterator[Iterator[Triple] | Region]:
-        buffer = self._fill(self._tell)
+        buffer = self._filled()
         try:
-            if not self._told:
-                self._tell(buffer.fix_ranges())
             yield from buffer.iter_segments()
         finally:
             buffer.close()  # what filled it goes with it (`TripleBuffer.close`)
 
-    def _tell(self, ranges: list[LazyRange]) -> None:
-        if self._told:
-            raise ValueError("a buffer's ranges are told once")
-        self._told = True
-        if self._hook is not None:
-            self._hook(ranges)
+    def _filled(self) -> TripleBuffer:
+        if self._buffer is None:
+            self._buffer = self._fill()
+        return self._buffer
 
 
 def range_blocks(lazy: LazyRange) -> list[tuple[str, Block]]:

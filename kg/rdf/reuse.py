@@ -41,7 +41,7 @@ from pyoxigraph import NamedNode, Triple, serialize
 from kg import __version__
 from kg.namespaces import PREFIXES
 from kg.rdf.ahead import AHEAD_AT, Made, RegionsAhead
-from kg.rdf.canonical import LazyRange, Region, Segments
+from kg.rdf.canonical import Region, Segments
 from kg.rdf.formats import GraphFormat
 from kg.rdf.serialize import replacing
 
@@ -117,28 +117,21 @@ def write_reusing(segments: Iterable[Iterator[Triple] | Region], output: Path,
     previous = _read_index(folder / INDEX_FILE, fmt)
     written = Written()
     source = _open(previous.graph) if previous is not None else None
-    started: list[RegionsAhead] = []  # the child, once the ranges are known
-    at_least = AHEAD_AT if ahead_at is None else ahead_at
-
-    def start(ranges: list[LazyRange]) -> None:
-        child = _start_ahead(ranges, previous, fmt, at_least)
-        if child is not None:
-            started.append(child)
-
-    if isinstance(segments, Segments):
-        segments.when_ranges(start)
+    ahead = None
     try:
+        if isinstance(segments, Segments):
+            ahead = _start_ahead(segments, previous, fmt,
+                                 AHEAD_AT if ahead_at is None else ahead_at)
         with replacing(output, "the graph") as raw:
             sink = _Sink(raw, _header(fmt))
             for segment in segments:
                 if isinstance(segment, Region):
-                    _region(segment, previous, source, sink, fmt, written,
-                            started[0] if started else None)
+                    _region(segment, previous, source, sink, fmt, written, ahead)
                 else:
                     written.triples += sink.serialize(segment, fmt)
     finally:
-        for child in started:
-            child.close()
+        if ahead is not None:
+            ahead.close()
         if source is not None:
             source.close()
     try:
@@ -149,10 +142,11 @@ def write_reusing(segments: Iterable[Iterator[Triple] | Region], output: Path,
     return written
 
 
-def _start_ahead(ranges: list[LazyRange], previous: _Index | None, fmt: GraphFormat,
+def _start_ahead(segments: Segments, previous: _Index | None, fmt: GraphFormat,
                  at_least: int) -> RegionsAhead | None:
     """A child making the ranges whose regions the previous graph cannot hold (their range's
     digest is new) ahead of the writer, if there are enough of them (`RegionsAhead.start`)."""
+    ranges = segments.ranges()
     known = previous.ranges if previous is not None else frozenset()
     plan = [i for i, lazy in enumerate(ranges) if lazy.digest is None or lazy.digest not in known]
     header = _header(fmt)
