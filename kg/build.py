@@ -459,9 +459,12 @@ def run_build(
                         graph_format, output):
                     # With the parse cache: what the previous graph holds unchanged is copied
                     # from it (`kg.rdf.reuse`, issue 14).
+                    # With one process asked for, the regions are not made ahead by a
+                    # second one (`kg.rdf.ahead`).
                     written = write_reusing(
                         iter_segments(corpus, base=base, include_ontology=True,
-                                      release_links=True), output, graph_format, folder)
+                                      release_links=True), output, graph_format, folder,
+                        ahead=n_process != 1)
                     triples, copied = written.triples, f"; {written.summary()}"
                 else:
                     stream = iter_triples(corpus, base=base, include_ontology=True,

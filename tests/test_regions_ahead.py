@@ -54,9 +54,9 @@ def spy(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
 
 def _build(out: Path, cache: Path, at: int, monkeypatch: pytest.MonkeyPatch,
-           stages: dict[str, str] | None = None) -> bytes:
+           stages: dict[str, str] | None = None, processes: int = 2) -> bytes:
     monkeypatch.setattr(reuse, "AHEAD_AT", at)
-    run_build([EXAMPLE], out, n_process=1, cache=cache,
+    run_build([EXAMPLE], out, n_process=processes, cache=cache,
               on_stage=lambda name, _s, what: (stages if stages is not None else {}).__setitem__(
                   name, what))
     return out.read_bytes()
@@ -79,6 +79,10 @@ def test_regions_made_ahead_are_the_writers_bytes(
     spy.clear()
     assert _build(out, tmp_path / "c2", 1, monkeypatch) == alone
     assert spy == Counter()  # nothing new to make: no child
+    # One process asked for: the writer makes every region itself.
+    assert _build(tmp_path / f"one{suffix}", tmp_path / "c3", 1, monkeypatch,
+                  processes=1) == alone
+    assert spy == Counter()
 
 
 @pytest.mark.model

@@ -107,31 +107,32 @@ class _Index:
 
 
 def write_reusing(segments: Iterable[Iterator[Triple] | Region], output: Path,
-                  fmt: GraphFormat, folder: str | Path, *, ahead_at: int | None = None) -> Written:
+                  fmt: GraphFormat, folder: str | Path, *, ahead_at: int | None = None,
+                  ahead: bool = True) -> Written:
     """Write the segments (`kg.rdf.build.iter_segments`) as the graph `output` (through
     `replacing`: all or nothing), copying each region the index in `folder` has from the
     graph it names; then write the index of the new graph into `folder`. Given `Segments`
     with at least `ahead_at` (default `AHEAD_AT`) regions to make, a forked process makes
-    them ahead of the writer (`kg.rdf.ahead`; the same bytes)."""
+    them ahead of the writer (`kg.rdf.ahead`; the same bytes), unless `ahead` is False."""
     folder = Path(folder)
     previous = _read_index(folder / INDEX_FILE, fmt)
     written = Written()
     source = _open(previous.graph) if previous is not None else None
-    ahead = None
+    child = None
     try:
-        if isinstance(segments, Segments):
-            ahead = _start_ahead(segments, previous, fmt,
+        if ahead and isinstance(segments, Segments):
+            child = _start_ahead(segments, previous, fmt,
                                  AHEAD_AT if ahead_at is None else ahead_at)
         with replacing(output, "the graph") as raw:
             sink = _Sink(raw, _header(fmt))
             for segment in segments:
                 if isinstance(segment, Region):
-                    _region(segment, previous, source, sink, fmt, written, ahead)
+                    _region(segment, previous, source, sink, fmt, written, child)
                 else:
                     written.triples += sink.serialize(segment, fmt)
     finally:
-        if ahead is not None:
-            ahead.close()
+        if child is not None:
+            child.close()
         if source is not None:
             source.close()
     try:
