@@ -72,7 +72,6 @@ class RegionsAhead:
         self._file = tempfile.TemporaryFile(prefix="paperkg-regions-")  # noqa: SIM115
         self._pending: tuple[int, int, int] | None = None
         self._over = False
-        self.taken = 0  # ranges the writer took from the child
         read, write = os.pipe()
         self.pid = os.fork()
         if self.pid == 0:  # the child: never returns
@@ -125,7 +124,6 @@ class RegionsAhead:
                 self._over = True
                 break
             made: Made = pickle.loads(data)  # written by this build's own child
-            self.taken += 1
             return made
         return None
 
@@ -137,12 +135,6 @@ class RegionsAhead:
             os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
         self._file.close()
-
-    def __enter__(self) -> RegionsAhead:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def _message(self) -> tuple[int, int, int] | None:
         """The child's next message; None when it has closed the pipe (done, failed, killed)."""
